@@ -1,0 +1,102 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Escrow",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "escrow", targets: ["EscrowCLI"]),
+        .library(name: "EscrowHost", targets: ["EscrowHost"]),
+        .library(name: "EscrowFunctions", targets: ["EscrowFunctions"]),
+        .library(name: "EscrowCore", targets: ["EscrowCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
+
+        // Build-time code generation: function code digests and the embedded schema migrations.
+        .executableTarget(name: "EscrowCodegen", path: "Sources/EscrowCodegen"),
+        .plugin(name: "FunctionDigestsPlugin", capability: .buildTool(), dependencies: ["EscrowCodegen"]),
+        .plugin(name: "SchemaEmbedPlugin", capability: .buildTool(), dependencies: ["EscrowCodegen"]),
+
+        .target(name: "EscrowCore", swiftSettings: strictSettings),
+        .target(
+            name: "EscrowStore",
+            dependencies: [
+                "CSQLite", "CExif", "EscrowCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings,
+            plugins: ["SchemaEmbedPlugin"]
+        ),
+        .target(
+            name: "EscrowFunctions",
+            dependencies: ["EscrowCore"],
+            swiftSettings: strictSettings,
+            plugins: ["FunctionDigestsPlugin"]
+        ),
+        .target(
+            name: "EscrowHost",
+            dependencies: [
+                "CSQLite", "EscrowCore", "EscrowStore", "EscrowFunctions",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "EscrowCLI",
+            dependencies: [
+                "EscrowHost", "EscrowStore", "EscrowCore", "EscrowFunctions",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        .target(
+            name: "EscrowTestSupport",
+            dependencies: ["EscrowCore", "EscrowStore"],
+            path: "Tests/EscrowTestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "EscrowCoreTests", dependencies: ["EscrowCore"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "EscrowStoreTests",
+            dependencies: [
+                "EscrowStore", "EscrowCore", "EscrowTestSupport", "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "EscrowFunctionsTests",
+            dependencies: ["EscrowFunctions", "EscrowCore"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "EscrowHostTests",
+            dependencies: [
+                "EscrowHost", "EscrowStore", "EscrowCore", "EscrowFunctions", "EscrowTestSupport", "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "EscrowCLITests",
+            dependencies: ["EscrowTestSupport", "EscrowCore"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

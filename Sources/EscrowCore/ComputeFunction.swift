@@ -1,0 +1,124 @@
+/// A registered compute() function: reviewed code that the escrow runs over access() results.
+///
+/// A function is identified by a stable `id` (`"location.region"`), a `version`, and a
+/// `codeDigest` derived from its source code at build time, so that editing the code changes the
+/// digest (and with it the dataflow the individual approved). Both the escrow host and the compute
+/// server link the same functions.
+///
+/// Implementations are stateless values: `compute` may be called concurrently.
+public protocol ComputeFunction: Sendable {
+    /// The function's typed output; it must convert to a `Frame` to cross the escrow boundary.
+    associatedtype Output: FrameRepresentable
+
+    /// Stable identifier, lower-case and dotted: `"contacts.tuples"`.
+    static var id: String { get }
+    /// Version, increased on every reviewed change.
+    static var version: Int { get }
+    /// One sentence, in plain words, of what the function does with the data (shown to people).
+    static var summary: String { get }
+    /// The columns the function expects from access().
+    static var inputs: InputContract { get }
+    /// Digest of the function's code (hex SHA-256), generated at build time from its source.
+    static var codeDigest: String { get }
+
+    init()
+
+    /// Computes the output from the access() result.
+    ///
+    /// - Parameters:
+    ///   - input: the access() result (Ds), already checked against `inputs`.
+    ///   - context: the run's parameters and facilities the escrow grants the function.
+    /// - Throws: `ComputeError` (or any error, reported as the function having failed).
+    func compute(_ input: Frame, context: ComputeContext) async throws -> Output
+}
+
+/// What a compute function expects from the access() result.
+public enum InputContract: Sendable, Equatable, CustomStringConvertible {
+    /// Any frame (for functions such as `identity`).
+    case any
+    /// These columns, each with one of the allowed types; extra columns are allowed.
+    case columns([InputColumn])
+
+    /// Checks a frame against the contract.
+    ///
+    /// - Throws: `FrameError.missingColumn` or `.wrongType` naming the first mismatch.
+    public func check(_ frame: Frame) throws(FrameError) {
+        guard case .columns(let required) = self else { return }
+        for requirement in required {
+            let column = try frame.column(requirement.name)
+            // A column of nulls only carries no type of its own; accept it.
+            let allNull = column.count > 0 && column.nulls.count == column.count && !column.nulls.contains(false)
+            if !requirement.types.contains(column.type) && !allNull {
+                throw .wrongType(column: requirement.name, expected: requirement.types, actual: column.type)
+            }
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .any: "any columns"
+        case .columns(let columns): columns.map(\.description).joined(separator: ", ")
+        }
+    }
+}
+
+/// One column a compute function expects.
+public struct InputColumn: Sendable, Equatable, CustomStringConvertible {
+    public let name: String
+    public let types: [ColumnType]
+
+    public init(_ name: String, _ types: ColumnType...) {
+        self.name = name
+        self.types = types
+    }
+
+    public var description: String { "\(name) (\(types.map(\.rawValue).joined(separator: "|")))" }
+}
+
+/// Non-personal inputs an app passes with a run (a radius, a search term). They are part of the
+/// dataflow the individual approves.
+public struct ComputeParameters: Sendable, Hashable {
+    public private(set) var values: [String: String]
+
+    public init(_ values: [String: String] = [:]) { self.values = values }
+
+    public subscript(name: String) -> String? { values[name] }
+
+    /// The parameter as a number, `defaultValue` when absent.
+    ///
+    /// - Throws: `ComputeError.invalidParameter` when present but not a finite number.
+    public func double(_ name: String, default defaultValue: Double) throws(ComputeError) -> Double {
+        guard let text = values[name] else { return defaultValue }
+        guard let value = Double(text), value.isFinite else {
+            throw .invalidParameter(name: name, reason: "'\(text)' is not a number")
+        }
+        return value
+    }
+
+    /// Parameters in a stable order, `name=value`.
+    public var sorted: [(name: String, value: String)] {
+        values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+}
+
+/// What the escrow hands a compute function besides its input.
+public struct ComputeContext: Sendable {
+    public let parameters: ComputeParameters
+
+    public init(parameters: ComputeParameters = ComputeParameters()) {
+        self.parameters = parameters
+    }
+}
+
+/// A failure inside a compute function.
+public enum ComputeError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidParameter(name: String, reason: String)
+    case invalidInput(String)
+
+    public var description: String {
+        switch self {
+        case .invalidParameter(let name, let reason): "parameter '\(name)': \(reason)"
+        case .invalidInput(let reason): "input rejected: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import EscrowCore
+
+/// The registered compute functions: the reviewed code that both the escrow host and the
+/// compute server link.
+public enum EscrowFunctions {
+    /// Every function shipped with the escrow.
+    public static let all: [RegisteredFunction] = [
+        RegisteredFunction(Identity.self),
+        RegisteredFunction(ContactsTuples.self),
+        RegisteredFunction(LocationRegion.self),
+        RegisteredFunction(PhotosSummary.self),
+    ]
+
+    /// The catalog of `all`.
+    public static let catalog = FunctionCatalog(all)
+}

@@ -1,0 +1,59 @@
+import EscrowCore
+import Foundation
+
+/// Turns the latest location into the surrounding region of a radius — the Wikipedia "nearby
+/// articles" flow. The region is a cell of a fixed grid (cells `2 × radius` wide) that contains
+/// the point, so the output never reveals where inside the cell the point is: the precise
+/// location stays in the escrow.
+///
+/// Parameters: `radius` in meters (default 1000, from 100 to 100000).
+public struct LocationRegion: ComputeFunction {
+    public static let id = "location.region"
+    public static let version = 1
+    public static let summary = "Gives the app only the grid cell (about 2 × radius wide) around the latest location, never the point itself."
+    public static let inputs = InputContract.columns([
+        InputColumn("latitude", .double, .int64),
+        InputColumn("longitude", .double, .int64),
+    ])
+    public static let codeDigest = SourceDigest.of(#fileID)
+
+    /// Meters per degree of latitude (mean).
+    static let metersPerDegree = 111_320.0
+
+    public init() {}
+
+    public func compute(_ input: Frame, context: ComputeContext) throws -> Frame {
+        let radius = try context.parameters.double("radius", default: 1000)
+        guard (100...100_000).contains(radius) else {
+            throw ComputeError.invalidParameter(name: "radius", reason: "\(radius) m is outside 100…100000 m")
+        }
+        let names = ["south", "west", "north", "east", "centerLatitude", "centerLongitude", "radius"]
+        var builders = names.map { ColumnBuilder(name: $0, type: .double) }
+        let latitudes = try input.column("latitude")
+        let longitudes = try input.column("longitude")
+        if input.rowCount > 0, let latitude = latitudes.double(at: 0), let longitude = longitudes.double(at: 0) {
+            let cell = Self.cell(latitude: latitude, longitude: longitude, radius: radius)
+            for (index, value) in [cell.south, cell.west, cell.north, cell.east,
+                                   (cell.south + cell.north) / 2, (cell.west + cell.east) / 2, radius].enumerated() {
+                builders[index].append(value)
+            }
+        }
+        return try Frame(columns: builders.map { $0.build() })
+    }
+
+    /// The grid cell containing the point.
+    static func cell(latitude: Double, longitude: Double, radius: Double)
+        -> (south: Double, west: Double, north: Double, east: Double) {
+        let latitudeStep = 2 * radius / metersPerDegree
+        let row = (latitude / latitudeStep).rounded(.down)
+        let south = max(-90, row * latitudeStep)
+        let north = min(90, south + latitudeStep)
+        let middle = (south + north) / 2
+        let shrink = max(cos(middle * .pi / 180), 0.01)
+        let longitudeStep = min(360, 2 * radius / (metersPerDegree * shrink))
+        let column = ((longitude + 180) / longitudeStep).rounded(.down)
+        let west = column * longitudeStep - 180
+        let east = min(180, west + longitudeStep)
+        return (south, west, north, east)
+    }
+}

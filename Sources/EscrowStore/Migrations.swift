@@ -1,0 +1,39 @@
+/// The numbered schema migrations of `Schemas/` (embedded at build time), applied to a database
+/// file with the applied version tracked in `PRAGMA user_version`.
+public enum Migrations {
+    /// Which schema a database file carries.
+    public enum Schema: String, Sendable {
+        /// `Schemas/data`: the Contact, Location and Photos tables.
+        case data
+        /// `Schemas/state`: the escrow's own state.
+        case state
+    }
+
+    /// The schema version this build writes.
+    public static func latestVersion(_ schema: Schema) -> Int {
+        GeneratedSchemas.migrations[schema.rawValue]?.last?.version ?? 0
+    }
+
+    /// Brings `database` to the latest version of `schema`, each migration in its own transaction.
+    ///
+    /// - Throws: `StoreError` when a migration fails (the database stays at the last good
+    ///   version) or when the file was written by a newer escrow.
+    public static func migrate(_ database: Database, to schema: Schema) throws(StoreError) {
+        let current = Int(try database.scalarInt("PRAGMA user_version") ?? 0)
+        let latest = latestVersion(schema)
+        guard current <= latest else {
+            throw StoreError(message: "\(database.path) has schema version \(current), newer than this escrow understands (\(latest)); upgrade escrow")
+        }
+        for migration in GeneratedSchemas.migrations[schema.rawValue] ?? [] where migration.version > current {
+            do {
+                try database.execute("BEGIN IMMEDIATE")
+                try database.execute(migration.sql)
+                try database.execute("PRAGMA user_version = \(migration.version)")
+                try database.execute("COMMIT")
+            } catch {
+                try? database.execute("ROLLBACK")
+                throw StoreError(code: error.code, message: "schema migration \(schema.rawValue)/\(migration.name) failed: \(error.message)")
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import CSQLite
+import EscrowCore
+@testable import EscrowHost
+import EscrowStore
+import EscrowTestSupport
+import Foundation
+import Logging
+import Testing
+
+/// Hostile access SQL: each statement is refused with its specific error, and the data file is
+/// byte-identical afterwards.
+@Suite struct SQLGuardTests {
+    static let hostile: [(sql: String, expected: AccessError)] = [
+        // writes
+        ("INSERT INTO Contact (id, containerId) VALUES ('x', 'y')", .refused(.statement("INSERT"))),
+        ("UPDATE Location SET latitude = 0", .refused(.statement("UPDATE"))),
+        ("DELETE FROM Photos", .refused(.statement("DELETE"))),
+        ("REPLACE INTO Contact (id, containerId) VALUES ('x', 'y')", .refused(.statement("REPLACE"))),
+        ("WITH t AS (SELECT 1) DELETE FROM Photos", .refused(.write(operation: "DELETE", table: "Photos"))),
+        ("WITH t AS (SELECT 1) INSERT INTO Location (latitude, longitude, source) SELECT 1, 1, 'x' FROM t",
+         .refused(.write(operation: "INSERT", table: "Location"))),
+        ("WITH t AS (SELECT 1) UPDATE Contact SET note = 'x'", .refused(.write(operation: "UPDATE", table: "Contact"))),
+        ("INSERT INTO Contact SELECT * FROM Contact", .refused(.statement("INSERT"))),
+        // schema changes
+        ("CREATE TABLE stolen AS SELECT * FROM Contact", .refused(.statement("CREATE"))),
+        ("CREATE TEMP TABLE t (x)", .refused(.statement("CREATE"))),
+        ("CREATE TEMP VIEW v AS SELECT * FROM Contact", .refused(.statement("CREATE"))),
+        ("CREATE INDEX i ON Contact (note)", .refused(.statement("CREATE"))),
+        ("CREATE TRIGGER t AFTER INSERT ON Location BEGIN SELECT 1; END", .refused(.statement("CREATE"))),
+        ("CREATE VIRTUAL TABLE f USING fts5(x)", .refused(.statement("CREATE"))),
+        ("DROP TABLE Contact", .refused(.statement("DROP"))),
+        ("ALTER TABLE Contact ADD COLUMN leaked TEXT", .refused(.statement("ALTER"))),
+        // attach, pragma, maintenance
+        ("ATTACH DATABASE '/tmp/x.sqlite' AS x", .refused(.attach(""))),
+        ("ATTACH 'escrow.sqlite' AS state", .refused(.attach(""))),
+        ("DETACH DATABASE main", .refused(.detach(""))),
+        ("PRAGMA journal_mode = DELETE", .refused(.pragma("journal_mode"))),
+        ("PRAGMA table_info(Contact)", .refused(.pragma("table_info"))),
+        ("pragma writable_schema = 1", .refused(.pragma("writable_schema"))),
+        ("VACUUM", .refused(.statement("VACUUM"))),
+        ("VACUUM INTO '/tmp/copy.sqlite'", .refused(.statement("VACUUM"))),
+        ("REINDEX", .refused(.statement("REINDEX"))),
+        ("ANALYZE", .refused(.statement("ANALYZE"))),
+        ("BEGIN IMMEDIATE", .refused(.statement("BEGIN"))),
+        ("SAVEPOINT s", .refused(.statement("SAVEPOINT"))),
+        ("EXPLAIN SELECT * FROM Contact", .refused(.explain)),
+        // functions
+        ("SELECT load_extension('/tmp/evil.so')", .refused(.function(name: "load_extension", reason: "loading SQLite extensions is not allowed"))),
+        ("SELECT randomblob(1000000000)", .refused(.function(name: "randomblob", reason: "not a pure function (its result is random); compute() can make random values"))),
+        ("SELECT zeroblob(1000000000)", .refused(.function(name: "zeroblob", reason: "allocates memory without reading data; not allowed"))),
+        ("SELECT sqlite_version()", .refused(.function(name: "sqlite_version", reason: "an SQLite internal function; not allowed"))),
+        ("SELECT sqlite_compileoption_get(0)", .refused(.function(name: "sqlite_compileoption_get", reason: "an SQLite internal function; not allowed"))),
+        ("SELECT last_insert_rowid()", .refused(.function(name: "last_insert_rowid", reason: "reports connection state, not data; not allowed"))),
+        ("SELECT givenName FROM Contact ORDER BY random()", .refused(.function(name: "random", reason: "not a pure function (its result is random); compute() can make random values"))),
+        // internal tables, other databases, other tables
+        ("SELECT * FROM sqlite_master", .refused(.internalTable("sqlite_master"))),
+        ("SELECT sql FROM sqlite_schema", .refused(.internalTable("sqlite_master"))),
+        ("SELECT * FROM main.sqlite_master", .refused(.internalTable("sqlite_master"))),
+        ("SELECT * FROM sqlite_temp_master", .refused(.internalTable("sqlite_temp_master"))),
+        ("SELECT name FROM pragma_table_info('Contact')", .refused(.pragma("table_info"))),
+        ("SELECT * FROM temp.sqlite_master", .refused(.internalTable("sqlite_temp_master"))),
+        ("SELECT * FROM \"pragma_database_list\"", .refused(.pragma("database_list"))),
+        ("SELECT * FROM temp.Contact", .invalidSQL(message: "no such table: temp.Contact", offset: nil)),
+        ("SELECT * FROM Location; DELETE FROM Location", .refused(.multipleStatements)),
+        ("SELECT 1; SELECT 2", .refused(.multipleStatements)),
+        ("SELECT * FROM Contact;;  -- fine\n; SELECT 1", .refused(.multipleStatements)),
+        // malformed or empty
+        ("", .emptyStatement),
+        ("   -- only a comment\n /* and another */ ", .emptyStatement),
+        ("SELECT secret FROM Contact", .invalidSQL(message: "no such column: secret", offset: 7)),
+        ("SELECT * FROM Audit", .invalidSQL(message: "no such table: Audit", offset: nil)),
+        ("SELEKT * FROM Contact", .refused(.statement("SELEKT"))),
+    ]
+
+    @Test(arguments: SQLGuardTests.hostile)
+    func refusesHostileStatement(sql: String, expected: AccessError) async throws {
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            let before = try Data(contentsOf: URL(fileURLWithPath: temporary.home.dataDatabasePath))
+            let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))
+            await #expect(throws: expected) {
+                try await host.run(app: "org.example.evil", purpose: "test", access: sql, compute: "identity")
+            }
+            #expect(throws: expected) { try host.lineage(of: sql) }
+            let after = try Data(contentsOf: URL(fileURLWithPath: temporary.home.dataDatabasePath))
+            #expect(before == after, "the data file changed after: \(sql)")
+        }
+    }
+
+    @Test func atLeastFortyHostileStatements() {
+        #expect(Self.hostile.count >= 40)
+    }
+
+    @Test func refusalMessagesNameThePartRefused() {
+        #expect(AccessError.refused(.pragma("journal_mode")).description.contains("PRAGMA journal_mode"))
+        #expect(AccessError.refused(.write(operation: "DELETE", table: "Photos")).description.contains("DELETE on Photos"))
+        #expect(AccessError.invalidSQL(message: "no such table: Audit", offset: 14).description.contains("Contact, Location and Photos"))
+    }
+
+    @Test func overlongSQLIsRefused() async throws {
+        try await TemporaryHome.with { temporary in
+            var policy = AccessPolicy()
+            policy.maxSQLLength = 100
+            let host = try EscrowHost(home: temporary.home, policy: policy, logger: .init(label: "test"))
+            let sql = "SELECT givenName FROM Contact WHERE note = '" + String(repeating: "x", count: 200) + "'"
+            #expect(throws: AccessError.sqlTooLong(length: sql.utf8.count, limit: 100)) { try host.lineage(of: sql) }
+        }
+    }
+
+    @Test func runawayRecursiveQueryIsInterruptedWithinItsBudget() async throws {
+        try await TemporaryHome.with { temporary in
+            var policy = AccessPolicy()
+            policy.instructionBudget = 2_000_000
+            let host = try EscrowHost(home: temporary.home, policy: policy, logger: .init(label: "test"))
+            let sql = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+            let clock = ContinuousClock()
+            let started = clock.now
+            await #expect(throws: AccessError.budgetExceeded(instructions: 2_000_000)) {
+                try await host.run(app: "org.example.loop", purpose: "test", access: sql, compute: "identity")
+            }
+            #expect(clock.now - started < .seconds(5))
+            // The connection is usable afterwards.
+            let result = try await host.run(app: "org.example.loop", purpose: "test", access: "SELECT 1 AS one", compute: "identity")
+            #expect(result.output.columns.first?.int64(at: 0) == 1)
+        }
+    }
+
+    @Test func runawayQueryIsInterruptedAtItsTimeLimit() async throws {
+        try await TemporaryHome.with { temporary in
+            var policy = AccessPolicy()
+            policy.instructionBudget = .max
+            policy.timeLimit = 0.2
+            let host = try EscrowHost(home: temporary.home, policy: policy, logger: .init(label: "test"))
+            let sql = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+            await #expect(throws: AccessError.timeLimitExceeded(seconds: 0.2)) {
+                try await host.run(app: "org.example.loop", purpose: "test", access: sql, compute: "identity")
+            }
+        }
+    }
+
+    @Test func rowAndByteLimitsStopLargeResults() async throws {
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            var policy = AccessPolicy()
+            policy.maxRows = 2
+            let host = try EscrowHost(home: temporary.home, policy: policy, logger: .init(label: "test"))
+            await #expect(throws: AccessError.tooManyRows(limit: 2)) {
+                try await host.run(app: "a.b", purpose: "test", access: "SELECT id FROM Contact", compute: "identity")
+            }
+            var bytes = AccessPolicy()
+            bytes.maxBytes = 10
+            let small = try EscrowHost(home: temporary.home, policy: bytes, logger: .init(label: "test"))
+            await #expect(throws: AccessError.tooManyBytes(limit: 10)) {
+                try await small.run(app: "a.b", purpose: "test", access: "SELECT note, givenName, familyName FROM Contact", compute: "identity")
+            }
+        }
+    }
+
+    @Test func guardedConnectionCannotReachTheEscrowDatabase() async throws {
+        try await TemporaryHome.with { temporary in
+            let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))
+            await #expect(throws: AccessError.invalidSQL(message: "no such table: Import", offset: nil)) {
+                try await host.run(app: "a.b", purpose: "test", access: "SELECT * FROM Import", compute: "identity")
+            }
+        }
+    }
+}
