@@ -82,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EscrowFunctionsTests",
-            dependencies: ["EscrowFunctions", "EscrowCore"],
+            dependencies: ["EscrowFunctions", "EscrowCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .testTarget(

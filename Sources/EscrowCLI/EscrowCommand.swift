@@ -19,7 +19,7 @@ struct EscrowCommand: AsyncParsableCommand {
                   --sql "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1" \\
                   --compute location.region
             """,
-        subcommands: [InitCommand.self, RunCommand.self, LineageCommand.self,
+        subcommands: [InitCommand.self, ImportCommand.self, RunCommand.self, LineageCommand.self,
                       FunctionsCommand.self, SchemaCommand.self]
     )
 
