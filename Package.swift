@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "EscrowHost", targets: ["EscrowHost"]),
         .library(name: "EscrowFunctions", targets: ["EscrowFunctions"]),
         .library(name: "EscrowCore", targets: ["EscrowCore"]),
+        .library(name: "EscrowStore", targets: ["EscrowStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),

@@ -1,0 +1,46 @@
+import EscrowStore
+import Foundation
+import Logging
+
+/// The inputs every figure shares, made once before any timing: the generated vCard file, its
+/// parsed records, and the photo rows.
+struct Suite {
+    let sampler: Sampler
+    let logger: Logger
+    /// The generated 5000-card vCard, as bytes.
+    let vCard: Data
+    /// `vCard` parsed by `VCardParser`.
+    let contacts: [ContactRecord]
+    let photos: [PhotoRow]
+
+    static let contactCount = 5000
+    static let photoCount = 5000
+
+    init(sampler: Sampler, logger: Logger) throws {
+        self.sampler = sampler
+        self.logger = logger
+        vCard = Data(VCardGenerator.cards(Self.contactCount).utf8)
+        contacts = try VCardParser.parse(vCard, file: "generated.vcf")
+        guard contacts.count == Self.contactCount else {
+            throw BenchError("the generated vCard parsed into \(contacts.count) cards, not \(Self.contactCount)")
+        }
+        photos = RecordGenerator.photoRows(Self.photoCount)
+    }
+
+    func all() async throws -> [FigureResult] {
+        var results = [
+            try await loadContacts(),
+            try await loadPhotos(),
+            try await initializeHome(),
+            try await importContacts(),
+        ]
+        results += try await locationFlow()
+        return results
+    }
+}
+
+/// A benchmark that could not measure what it meant to (a wrong count, a different answer).
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the built `escrow` executable as a real process, the way a user's shell would.
+///
+/// The child's environment is the test runner's, without `ESCROW_HOME` (so a developer's own
+/// escrow is never touched), plus the overrides a test passes. The working directory is the
+/// package root, so sample data can be named as `Examples/SampleData/…`.
+///
+/// Thread safety: `run` blocks the calling thread until the process exits; concurrent calls
+/// from different tests are independent.
+struct EscrowProcess {
+    /// What the process left behind: its exit status and everything it wrote.
+    struct Outcome: CustomStringConvertible {
+        let arguments: [String]
+        let status: Int32
+        let standardOutput: String
+        let standardError: String
+        let timedOut: Bool
+
+        var succeeded: Bool { status == 0 && !timedOut }
+        var outputLines: [String] { Self.lines(standardOutput) }
+        var errorLines: [String] { Self.lines(standardError) }
+
+        var description: String {
+            "escrow \(arguments.joined(separator: " ")) → status \(status)\(timedOut ? " (timed out)" : "")\n"
+                + "stdout:\n\(standardOutput)\nstderr:\n\(standardError)"
+        }
+
+        private static func lines(_ text: String) -> [String] {
+            text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
+        }
+    }
+
+    /// How long a run may take before the process is killed.
+    static let timeout: Duration = .seconds(60)
+
+    /// The package root, three levels above this file (`Tests/EscrowCLITests/EscrowProcess.swift`).
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Runs `escrow` with `arguments`; stdout and stderr are read to their end before waiting.
+    ///
+    /// - Parameters:
+    ///   - arguments: the command line after `escrow`.
+    ///   - environment: variables to set (or override) for this run.
+    /// - Returns: the exit status and the captured output.
+    /// - Throws: when the executable cannot be found or started.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
+        let process = Process()
+        process.executableURL = try executable()
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        var variables = ProcessInfo.processInfo.environment
+        variables.removeValue(forKey: "ESCROW_HOME")
+        variables.merge(environment) { _, new in new }
+        process.environment = variables
+
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+
+        let watchdog = Watchdog(pid: process.processIdentifier)
+        watchdog.arm(after: timeout)
+
+        // Drain stderr on its own thread so neither pipe can fill up and stall the child.
+        let errorData = Mutex(Data())
+        let errorDrained = DispatchSemaphore(value: 0)
+        let errorHandle = error.fileHandleForReading
+        DispatchQueue.global().async {
+            let data = errorHandle.readDataToEndOfFile()
+            errorData.withLock { $0 = data }
+            errorDrained.signal()
+        }
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        errorDrained.wait()
+        process.waitUntilExit()
+        let timedOut = watchdog.disarm()
+
+        return Outcome(
+            arguments: arguments,
+            status: process.terminationStatus,
+            standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData.withLock { $0 }, as: UTF8.self),
+            timedOut: timedOut
+        )
+    }
+
+    /// The `escrow` executable next to the test bundle, else `<package root>/.build/debug/escrow`.
+    static func executable() throws -> URL {
+        var starts: [URL] = [Bundle.main.bundleURL]
+        if let first = CommandLine.arguments.first {
+            starts.append(URL(fileURLWithPath: first).deletingLastPathComponent())
+        }
+        for start in starts {
+            var folder = start.standardizedFileURL
+            while folder.path != "/" {
+                let candidate = folder.appendingPathComponent("escrow")
+                if isExecutableFile(candidate) { return candidate }
+                folder = folder.deletingLastPathComponent()
+            }
+        }
+        let fallback = packageRoot.appendingPathComponent(".build/debug/escrow")
+        if isExecutableFile(fallback) { return fallback }
+        throw MissingExecutable(searched: starts.map(\.path) + [fallback.path])
+    }
+
+    private static func isExecutableFile(_ url: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+            && !isDirectory.boolValue
+            && FileManager.default.isExecutableFile(atPath: url.path)
+    }
+
+    struct MissingExecutable: Error, CustomStringConvertible {
+        let searched: [String]
+        var description: String {
+            "no escrow executable found (looked up from \(searched.joined(separator: ", "))); run `swift build` first"
+        }
+    }
+}
+
+/// Kills a process that outlives its deadline; remembers whether it had to.
+private final class Watchdog: Sendable {
+    private let pid: pid_t
+    /// `nil` while armed; `true`/`false` once fired or disarmed.
+    private let state = Mutex<Bool?>(nil)
+
+    init(pid: pid_t) { self.pid = pid }
+
+    func arm(after timeout: Duration) {
+        let nanoseconds = timeout.components.seconds * 1_000_000_000
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
+            state.withLock { fired in
+                guard fired == nil else { return }
+                fired = true
+                kill(pid, SIGKILL)
+            }
+        }
+    }
+
+    /// Stops the watchdog (the process has exited); returns whether it killed the process.
+    func disarm() -> Bool {
+        state.withLock { fired in
+            if fired == nil { fired = false }
+            return fired ?? false
+        }
+    }
+}

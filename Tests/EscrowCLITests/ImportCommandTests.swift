@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+@Suite("escrow import")
+struct ImportCommandTests {
+    /// The added / already-present counts in `imported N kind from PATH: A added, U updated, P already present`.
+    struct ImportLine {
+        let records: Int
+        let added: Int
+        let updated: Int
+        let alreadyPresent: Int
+
+        init?(_ outcome: EscrowProcess.Outcome, kind: String) {
+            guard let line = outcome.outputLines.last,
+                  let match = line.firstMatch(of: /^imported (\d+) (\w+) from .+: (\d+) added, (\d+) updated, (\d+) already present/),
+                  match.output.2 == kind,
+                  let records = Int(match.output.1), let added = Int(match.output.3),
+                  let updated = Int(match.output.4), let alreadyPresent = Int(match.output.5)
+            else { return nil }
+            self.records = records
+            self.added = added
+            self.updated = updated
+            self.alreadyPresent = alreadyPresent
+        }
+    }
+
+    @Test("contacts: counts on stdout; importing again adds nothing")
+    func contacts() throws {
+        let home = ScratchHome()
+        defer { home.remove() }
+        try #require(try home.escrow("init").succeeded)
+        let expected = try SampleData.contactCount()
+
+        let first = try home.escrow("import", "contacts", SampleData.contacts)
+        #expect(first.succeeded, "\(first)")
+        let firstLine = try #require(ImportLine(first, kind: "contacts"), "\(first)")
+        #expect(firstLine.records == expected)
+        #expect(firstLine.added == expected)
+        #expect(firstLine.alreadyPresent == 0)
+
+        let again = try home.escrow("import", "contacts", SampleData.contacts)
+        #expect(again.succeeded, "\(again)")
+        let againLine = try #require(ImportLine(again, kind: "contacts"), "\(again)")
+        #expect(againLine.added == 0)
+        #expect(againLine.updated == 0)
+        #expect(againLine.alreadyPresent == expected)
+    }
+
+    @Test("locations: every track and way point of the GPX file")
+    func locations() throws {
+        let home = ScratchHome()
+        defer { home.remove() }
+        try #require(try home.escrow("init").succeeded)
+        let gpx = try String(contentsOf: SampleData.url(SampleData.track), encoding: .utf8)
+        let points = gpx.matches(of: /<(trkpt|wpt)\s/).count
+
+        let first = try home.escrow("import", "locations", SampleData.track)
+        #expect(first.succeeded, "\(first)")
+        let firstLine = try #require(ImportLine(first, kind: "locations"), "\(first)")
+        #expect(firstLine.records == points)
+        #expect(firstLine.added == points)
+
+        let again = try home.escrow("import", "locations", SampleData.track)
+        let againLine = try #require(ImportLine(again, kind: "locations"), "\(again)")
+        #expect(againLine.added == 0)
+        #expect(againLine.alreadyPresent == points)
+    }
+
+    @Test("photos: every image in the folder and its subfolders; importing again adds nothing")
+    func photos() throws {
+        let home = ScratchHome()
+        defer { home.remove() }
+        try #require(try home.escrow("init").succeeded)
+        let images = try SampleData.imageFiles().count
+
+        let first = try home.escrow("import", "photos", SampleData.photos)
+        #expect(first.succeeded, "\(first)")
+        let firstLine = try #require(ImportLine(first, kind: "photos"), "\(first)")
+        #expect(firstLine.records == images)
+        #expect(firstLine.added == images)
+
+        let again = try home.escrow("import", "photos", SampleData.photos)
+        #expect(again.succeeded, "\(again)")
+        let againLine = try #require(ImportLine(again, kind: "photos"), "\(again)")
+        #expect(againLine.added == 0)
+        #expect(againLine.alreadyPresent == images)
+    }
+
+    @Test("a malformed vCard fails with file:line: and imports nothing")
+    func malformedVCard() throws {
+        let home = ScratchHome()
+        defer { home.remove() }
+        try #require(try home.escrow("init").succeeded)
+        try #require(try home.escrow("import", "contacts", SampleData.contacts).succeeded)
+        let before = try SampleData.contactCount()
+
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("escrow-cli-test-vcf-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("truncated.vcf")
+        let vCard = """
+            BEGIN:VCARD
+            VERSION:3.0
+            N:Doe;Jane;;;
+            FN:Jane Doe
+            TEL:(555) 555-0901
+            END:VCARD
+            BEGIN:VCARD
+            VERSION:3.0
+            N:Roe;Rick;;;
+            FN:Rick Roe
+            TEL:(555) 555-0902
+
+            """
+        try vCard.write(to: file, atomically: true, encoding: .utf8)
+
+        let outcome = try home.escrow("import", "contacts", file.path)
+        #expect(outcome.status != 0, "\(outcome)")
+        #expect(outcome.standardOutput.isEmpty, "\(outcome)")
+        #expect(outcome.standardError.contains("truncated.vcf:7:"), "\(outcome)")
+
+        let counted = try home.run(sql: "SELECT count(*) AS n FROM Contact", compute: "identity")
+        #expect(counted.succeeded, "\(counted)")
+        let frame = try #require(FrameJSON(counted.standardOutput), "\(counted)")
+        #expect(frame.onlyRow?["n"] as? Int == before)
+    }
+}

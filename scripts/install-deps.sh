@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Escrow needs, only those missing. Idempotent, non-interactive.
+set -euo pipefail
+
+packages=(
+  pkg-config          # finds the system libraries below
+  libsqlite3-dev      # the store: SQLite through its C API
+  libexif-dev         # photo import: EXIF dates and GPS
+  libxml2             # GPX import (FoundationXML)
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "Installing: ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+    echo "error: ${missing[*]} must be installed, and this user is not root (no sudo either)." >&2
+    echo "       Ask an administrator to run: apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
