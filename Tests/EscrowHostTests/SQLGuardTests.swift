@@ -156,6 +156,15 @@ import Testing
         }
     }
 
+    @Test func hugeValuesAreRefusedBeforeTheyAreBuilt() async throws {
+        try await TemporaryHome.with { temporary in
+            let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))
+            await #expect(throws: AccessError.executionFailed(message: "string or blob too big")) {
+                try await host.run(app: "a.b", purpose: "test", access: "SELECT replace(printf('%.*c', 1000000, 'x'), 'x', '\(String(repeating: "y", count: 100))') AS big", compute: "identity")
+            }
+        }
+    }
+
     @Test func guardedConnectionCannotReachTheEscrowDatabase() async throws {
         try await TemporaryHome.with { temporary in
             let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))

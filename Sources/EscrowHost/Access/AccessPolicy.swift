@@ -12,6 +12,9 @@ public struct AccessPolicy: Sendable, Equatable {
     public var maxRows = 1_000_000
     /// Most bytes a result may hold (assets included).
     public var maxBytes = 512 * 1024 * 1024
+    /// Largest single text or blob value SQLite may build while running the query (so
+    /// `printf('%.*c', 1000000000, 'x')` fails instead of allocating a gigabyte).
+    public var maxValueBytes = 64 * 1024 * 1024
 
     public init() {}
 

@@ -31,7 +31,7 @@ public final class GuardedConnection {
         let handle = database.handle
         sqlite3_limit(handle, SQLITE_LIMIT_ATTACHED, 0)
         sqlite3_limit(handle, SQLITE_LIMIT_SQL_LENGTH, Int32(clamping: policy.maxSQLLength))
-        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Int32(clamping: min(max(policy.maxBytes, 16 << 20), 1_000_000_000)))
+        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Int32(clamping: min(max(policy.maxValueBytes, 1 << 20), 1_000_000_000)))
         state = GuardState(policy: policy)
         let context = Unmanaged.passUnretained(state).toOpaque()
         sqlite3_set_authorizer(handle, guardAuthorizer, context)

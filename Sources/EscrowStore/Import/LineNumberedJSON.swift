@@ -211,7 +211,7 @@ struct LineNumberedJSON: Sendable {
                     case UInt8(ascii: "t"): utf8.append(0x09)
                     case UInt8(ascii: "u"): utf8.append(contentsOf: try readUnicodeEscape())
                     default:
-                        throw error("invalid escape '\\\(Character(Unicode.Scalar(escape)))' in a string: only \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX are allowed")
+                        throw error("invalid escape '\\\(Character(Unicode.Scalar(escape)))' in a string: only \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\u with four hex digits are allowed")
                     }
                 case 0x0A:
                     throw error("a string is not closed before the end of the line: add the closing '\"'", line: startLine)
@@ -225,7 +225,7 @@ struct LineNumberedJSON: Sendable {
             throw error("a string is not closed: the file ends inside it", line: startLine)
         }
 
-        /// Reads the four hex digits after `\u` (and a low surrogate's `\uXXXX` after a high one).
+        /// Reads the four hex digits after `\u` (and a low surrogate's `\u` escape after a high one).
         private mutating func readUnicodeEscape() throws(ImportError) -> [UInt8] {
             var code = try readHex4()
             if (0xD800..<0xDC00).contains(code) {

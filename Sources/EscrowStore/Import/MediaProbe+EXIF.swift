@@ -1,3 +1,4 @@
+import EscrowCore
 import CExif
 import Foundation
 
@@ -159,7 +160,7 @@ enum ExifDate {
         guard (1..<10000).contains(year), (1...12).contains(month), (1...31).contains(day),
               (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = Timestamp.daysFromCivil(year: year, month: month, day: day)
         var total = Double(days * 86400 + hour * 3600 + minute * 60 + second)
         if let offset, let seconds = offsetSeconds(offset) { total -= Double(seconds) }
         return total
@@ -173,15 +174,5 @@ enum ExifDate {
         guard parts.count == 2, let hours = Int(parts[0]), let minutes = Int(parts[1]),
               (0...14).contains(hours), (0...59).contains(minutes) else { return nil }
         return (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
-    }
-
-    /// Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146097 + dayOfEra - 719468
     }
 }

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+@Suite("escrow functions, schema and --help")
+struct CatalogCommandTests {
+    @Test("functions lists the four registered compute functions")
+    func functions() throws {
+        let outcome = try EscrowProcess.run(["functions"])
+        #expect(outcome.succeeded, "\(outcome)")
+        let lines = outcome.outputLines
+        #expect(lines.first?.hasPrefix("FUNCTION") == true, "\(outcome)")
+        let ids = lines.dropFirst().compactMap { $0.split(separator: " ").first.map(String.init) }
+        #expect(ids.sorted() == ["contacts.tuples", "identity", "location.region", "photos.summary"])
+    }
+
+    @Test("schema lists Contact, Location and Photos with their columns")
+    func schema() throws {
+        let home = ScratchHome()
+        defer { home.remove() }
+        try #require(try home.escrow("init").succeeded)
+
+        let outcome = try home.escrow("schema")
+        #expect(outcome.succeeded, "\(outcome)")
+        let tables = outcome.outputLines.filter { !$0.hasPrefix(" ") }
+        #expect(tables == ["Contact", "Location", "Photos"])
+        let columns = Set(outcome.outputLines.filter { $0.hasPrefix("  ") }
+            .compactMap { $0.split(separator: " ").first.map(String.init) })
+        for column in ["givenName", "phoneNumbers", "timestamp", "latitude", "longitude", "asset", "mediaType",
+                       "creationDate"] {
+            #expect(columns.contains(column), "\(outcome)")
+        }
+    }
+
+    @Test("--help shows an example", arguments: [["run"], ["import"], ["lineage"], []])
+    func helpHasExample(_ command: [String]) throws {
+        let outcome = try EscrowProcess.run(command + ["--help"])
+        #expect(outcome.succeeded, "\(outcome)")
+        #expect(outcome.standardOutput.contains("Example"), "\(outcome)")
+        #expect(outcome.standardOutput.contains("USAGE: escrow"), "\(outcome)")
+    }
+}
