@@ -15,8 +15,9 @@ struct EscrowCommand: AsyncParsableCommand {
             Example:
               escrow --home ~/escrow init
               escrow --home ~/escrow import contacts ~/contacts.vcf
-              escrow --home ~/escrow run --app org.example.weather --purpose "Show the weather" \\
-                  --sql "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1" \\
+              escrow --home ~/escrow run --app org.wikipedia --purpose "Articles near you" \\
+                  --sql "SELECT longitude, latitude FROM Location
+                         ORDER BY timestamp DESC LIMIT 1" \\
                   --compute location.region
             """,
         subcommands: [InitCommand.self, ImportCommand.self, RunCommand.self, LineageCommand.self,

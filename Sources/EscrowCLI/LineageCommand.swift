@@ -8,8 +8,11 @@ struct LineageCommand: AsyncParsableCommand {
         abstract: "Show exactly which columns access SQL reads, one Table.column per line.",
         discussion: """
             Table.* means the query reads the table as a whole (for example count(*)).
+            The query is checked against the tables of your escrow home.
+
             Example:
-              escrow lineage --sql "SELECT givenName, familyName, phoneNumbers FROM Contact"
+              escrow --home ~/escrow lineage \\
+                --sql "SELECT givenName, familyName, phoneNumbers FROM Contact"
             """
     )
 

@@ -9,11 +9,13 @@ struct RunCommand: AsyncParsableCommand {
         abstract: "Run a dataflow: access SQL, then a registered compute function; print only its output.",
         discussion: """
             Example:
-              escrow run --app org.example.weather --purpose "Show the local weather" \\
-                --sql "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1" \\
+              escrow run --app org.wikipedia --purpose "Articles near you" \\
+                --sql "SELECT longitude, latitude FROM Location
+                       ORDER BY timestamp DESC LIMIT 1" \\
                 --compute location.region --param radius=1000 --json
-            With --json the output is one object: {"columns": [names…], "rows": [[values…], …]};
-            bytes are base64 strings.
+
+            With --json the output is one object with "columns" (the names)
+            and "rows" (arrays of values); bytes are base64 strings.
             """
     )
 

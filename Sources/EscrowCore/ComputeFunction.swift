@@ -18,6 +18,8 @@ public protocol ComputeFunction: Sendable {
     static var summary: String { get }
     /// The columns the function expects from access().
     static var inputs: InputContract { get }
+    /// The parameters the function accepts; any other parameter is refused before data is read.
+    static var parameters: [ParameterDeclaration] { get }
     /// Digest of the function's code (hex SHA-256), generated at build time from its source.
     static var codeDigest: String { get }
 
@@ -73,6 +75,65 @@ public struct InputColumn: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(name) (\(types.map(\.rawValue).joined(separator: "|")))" }
+}
+
+extension ComputeFunction {
+    /// Functions take no parameters unless they declare some.
+    public static var parameters: [ParameterDeclaration] { [] }
+}
+
+/// One parameter a compute function accepts.
+public struct ParameterDeclaration: Sendable, Equatable {
+    /// What values the parameter takes.
+    public enum Kind: Sendable, Equatable {
+        /// A finite number within the range.
+        case number(ClosedRange<Double>)
+        /// Text of at most this many bytes.
+        case text(maxLength: Int)
+    }
+
+    public let name: String
+    public let kind: Kind
+    /// In plain words, for the individual.
+    public let summary: String
+
+    public init(_ name: String, _ kind: Kind, summary: String) {
+        self.name = name
+        self.kind = kind
+        self.summary = summary
+    }
+
+    /// Checks the parameters a run passes against the declarations.
+    ///
+    /// - Throws: `ComputeError.invalidParameter` for an undeclared parameter or a bad value.
+    public static func check(_ parameters: ComputeParameters, against declarations: [ParameterDeclaration]) throws(ComputeError) {
+        for (name, value) in parameters.sorted {
+            guard let declaration = declarations.first(where: { $0.name == name }) else {
+                let known = declarations.map(\.name)
+                throw .invalidParameter(name: name, reason: known.isEmpty
+                    ? "this function takes no parameters"
+                    : "unknown parameter; this function takes \(known.joined(separator: ", "))")
+            }
+            switch declaration.kind {
+            case .number(let range):
+                guard let number = Double(value), number.isFinite else {
+                    throw .invalidParameter(name: name, reason: "'\(value)' is not a number")
+                }
+                guard range.contains(number) else {
+                    throw .invalidParameter(name: name, reason: "\(value) is outside \(plain(range.lowerBound))…\(plain(range.upperBound))")
+                }
+            case .text(let maxLength):
+                guard value.utf8.count <= maxLength else {
+                    throw .invalidParameter(name: name, reason: "longer than \(maxLength) bytes")
+                }
+            }
+        }
+    }
+}
+
+/// A number without a trailing `.0` when it is whole.
+private func plain(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
 }
 
 /// Non-personal inputs an app passes with a run (a radius, a search term). They are part of the

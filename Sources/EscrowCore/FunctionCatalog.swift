@@ -20,18 +20,29 @@ public struct FunctionDescriptor: Sendable, Hashable, Codable, CustomStringConve
 public struct RegisteredFunction: Sendable {
     public let descriptor: FunctionDescriptor
     public let inputs: InputContract
+    public let parameters: [ParameterDeclaration]
     private let body: @Sendable (Frame, ComputeContext) async throws -> Frame
 
     public init<F: ComputeFunction>(_ type: F.Type) {
         descriptor = FunctionDescriptor(id: F.id, version: F.version, codeDigest: F.codeDigest, summary: F.summary)
         inputs = F.inputs
+        parameters = F.parameters
         body = { input, context in try await F().compute(input, context: context).frame() }
     }
 
-    /// Checks `input` against the declared inputs, then runs the function.
+    /// Checks a run's parameters against the function's declarations.
     ///
-    /// - Throws: `FrameError` when the input does not match `inputs`; whatever the function throws.
+    /// - Throws: `ComputeError.invalidParameter` naming the parameter.
+    public func check(_ parameters: ComputeParameters) throws(ComputeError) {
+        try ParameterDeclaration.check(parameters, against: self.parameters)
+    }
+
+    /// Checks the parameters and `input` against the declarations, then runs the function.
+    ///
+    /// - Throws: `ComputeError.invalidParameter` for a parameter the function does not take,
+    ///   `FrameError` when the input does not match `inputs`; whatever the function throws.
     public func callAsFunction(_ input: Frame, context: ComputeContext) async throws -> Frame {
+        try check(context.parameters)
         try inputs.check(input)
         return try await body(input, context)
     }

@@ -15,6 +15,9 @@ public struct LocationRegion: ComputeFunction {
         InputColumn("latitude", .double, .int64),
         InputColumn("longitude", .double, .int64),
     ])
+    public static let parameters = [
+        ParameterDeclaration("radius", .number(100...100_000), summary: "half the width of the region, in meters (default 1000)"),
+    ]
     public static let codeDigest = SourceDigest.of(#fileID)
 
     /// Meters per degree of latitude (mean).
@@ -24,9 +27,6 @@ public struct LocationRegion: ComputeFunction {
 
     public func compute(_ input: Frame, context: ComputeContext) throws -> Frame {
         let radius = try context.parameters.double("radius", default: 1000)
-        guard (100...100_000).contains(radius) else {
-            throw ComputeError.invalidParameter(name: "radius", reason: "\(radius) m is outside 100…100000 m")
-        }
         let names = ["south", "west", "north", "east", "centerLatitude", "centerLongitude", "radius"]
         var builders = names.map { ColumnBuilder(name: $0, type: .double) }
         let latitudes = try input.column("latitude")

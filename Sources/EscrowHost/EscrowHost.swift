@@ -35,7 +35,7 @@ public final class EscrowHost: Sendable {
     /// Runs a dataflow and returns compute()'s output.
     ///
     /// - Throws: `AccessError` for refused or failing access SQL, `CatalogError` for an unknown
-    ///   function, `RunError` for an invalid request or unknown server, `FrameError` when the
+    ///   function, `ComputeError.invalidParameter` for a parameter the function does not take, `RunError` for an invalid request or unknown server, `FrameError` when the
     ///   access result does not match the function's declared inputs.
     public func run(_ request: DataflowRequest) async throws -> RunResult {
         let started = GuardClock.now()
@@ -74,6 +74,7 @@ public final class EscrowHost: Sendable {
             throw RunError.invalidRequest("the purpose is empty; say why the app needs this data")
         }
         let function = try catalog.function(request.compute)
+        try function.check(request.parameters)
         if case .server(let id) = request.destination { throw RunError.unknownServer(id) }
         let lineage = try lineage(of: request.access)
         return Dataflow(request: request, function: function.descriptor, lineage: lineage)

@@ -125,7 +125,15 @@ import Testing
         await #expect(throws: ComputeError.invalidParameter(name: "radius", reason: "'far' is not a number")) {
             try await run("location.region", point, parameters: ["radius": "far"])
         }
-        await #expect(throws: ComputeError.self) { try await run("location.region", point, parameters: ["radius": "5"]) }
+        await #expect(throws: ComputeError.invalidParameter(name: "radius", reason: "5 is outside 100…100000")) {
+            try await run("location.region", point, parameters: ["radius": "5"])
+        }
+        await #expect(throws: ComputeError.invalidParameter(name: "radios", reason: "unknown parameter; this function takes radius")) {
+            try await run("location.region", point, parameters: ["radios": "500"])
+        }
+        await #expect(throws: ComputeError.invalidParameter(name: "x", reason: "this function takes no parameters")) {
+            try await run("identity", point, parameters: ["x": "1"])
+        }
     }
 
     @Test func regionOfNoLocationIsEmpty() async throws {

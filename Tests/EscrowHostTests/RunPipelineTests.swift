@@ -134,6 +134,21 @@ import Testing
         }
     }
 
+    @Test func badParameterIsRefusedBeforeAnyDataIsRead() async throws {
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            // The SQL would fail when run (budget), so reaching access would throw something else.
+            var policy = AccessPolicy()
+            policy.instructionBudget = 1000
+            let strict = try EscrowHost(home: temporary.home, policy: policy, logger: logger)
+            let sql = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i AS latitude, i AS longitude FROM n"
+            await #expect(throws: ComputeError.invalidParameter(name: "radius", reason: "'abc' is not a number")) {
+                try await strict.run(app: "a.b", purpose: "p", access: sql, compute: "location.region",
+                                     parameters: ComputeParameters(["radius": "abc"]))
+            }
+        }
+    }
+
     @Test func concurrentRunsGetTheirOwnResults() async throws {
         try await TemporaryHome.with { temporary in
             try temporary.seed()

@@ -21,9 +21,15 @@ struct EscrowBenchCommand: AsyncParsableCommand {
     @Option(help: "Write the figures as a JSON array to this file.")
     var json: String?
 
+    @Option(help: "Run only this group of figures (\(Suite.groups.joined(separator: ", "))); repeatable.")
+    var only: [String] = []
+
     func validate() throws {
         if let repetitions, repetitions < 1 {
             throw ValidationError("--repetitions must be at least 1")
+        }
+        if let unknown = only.first(where: { !Suite.groups.contains($0) }) {
+            throw ValidationError("unknown group '\(unknown)'; choose from \(Suite.groups.joined(separator: ", "))")
         }
     }
 
@@ -35,7 +41,7 @@ struct EscrowBenchCommand: AsyncParsableCommand {
         print("warning: this is a debug build; pass -c release for figures worth reporting")
         #endif
         let suite = try Suite(sampler: sampler, logger: logger)
-        let results = try await suite.all()
+        let results = try await suite.run(only: Set(only))
         print(ResultTable.text(results))
         if let json {
             try ResultTable.json(results).write(to: URL(fileURLWithPath: json))
