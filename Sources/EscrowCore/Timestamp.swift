@@ -1,29 +1,51 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The one timestamp representation of the escrow: ISO 8601 in UTC with milliseconds, fixed
 /// width (`2024-05-01T12:34:56.000Z`). It sorts chronologically as text and SQLite's date
 /// functions read it.
 public enum Timestamp {
-    /// Formats seconds since 1970-01-01T00:00:00Z.
+    /// Formats seconds since 1970-01-01T00:00:00Z (rounded to the millisecond).
     public static func format(secondsSince1970 seconds: Double) -> String {
-        var millis = (seconds * 1000).rounded()
-        if !millis.isFinite { millis = 0 }
-        let totalMillis = Int64(millis)
-        var whole = time_t(totalMillis / 1000)
-        var ms = Int(totalMillis % 1000)
-        if ms < 0 {
-            ms += 1000
-            whole -= 1
+        let scaled = (seconds * 1000).rounded()
+        let totalMillis = scaled.isFinite && abs(scaled) < 9e15 ? Int64(scaled) : 0
+        var days = totalMillis / 86_400_000
+        var millisOfDay = totalMillis % 86_400_000
+        if millisOfDay < 0 {
+            millisOfDay += 86_400_000
+            days -= 1
         }
-        var parts = tm()
-        gmtime_r(&whole, &parts)
-        return pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-" + pad(Int(parts.tm_mday), 2)
-            + "T" + pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2)
-            + "." + pad(ms, 3) + "Z"
+        let (year, month, day) = civilFromDays(Int(days))
+        let secondsOfDay = Int(millisOfDay / 1000)
+        let fields = [
+            (year, 4), (month, 2), (day, 2), (secondsOfDay / 3600, 2), (secondsOfDay / 60 % 60, 2),
+            (secondsOfDay % 60, 2), (Int(millisOfDay % 1000), 3),
+        ]
+        let separators: [UInt8] = [0x2D, 0x2D, 0x54, 0x3A, 0x3A, 0x2E, 0x5A]  // - - T : : . Z
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            var index = 0
+            for (position, (value, width)) in fields.enumerated() {
+                var remaining = abs(value)
+                for digit in stride(from: width - 1, through: 0, by: -1) {
+                    buffer[index + digit] = UInt8(48 + remaining % 10)
+                    remaining /= 10
+                }
+                index += width
+                buffer[index] = separators[position]
+                index += 1
+            }
+            return index
+        }
+    }
+
+    /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+    public static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Parses an ISO 8601 date-time: `YYYY-MM-DD[T ]HH:MM[:SS[.fff]]` followed by `Z`, `±HH:MM`,
@@ -106,10 +128,5 @@ public enum Timestamp {
         let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         return era * 146097 + doe - 719468
-    }
-
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }
 }

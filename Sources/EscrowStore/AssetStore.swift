@@ -10,11 +10,7 @@ public struct AssetStore: Sendable {
 
     /// The hex SHA-256 of `bytes`: the asset id.
     public static func assetID(of bytes: [UInt8]) -> String {
-        let digest = SHA256.hash(data: bytes)
-        return digest.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        Hex.encode(SHA256.hash(data: bytes))
     }
 
     /// Where the asset with this id lives.

@@ -131,6 +131,40 @@ public final class Statement {
         guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
     }
 
+    /// Binds text, or NULL for nil (1-based index). The fast path for writers.
+    public func bind(text value: String?, at index: Int32) throws(StoreError) {
+        let rc: Int32
+        if var value {
+            rc = value.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) {
+                    sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), sqliteTransient)
+                }
+            }
+        } else {
+            rc = sqlite3_bind_null(handle, index)
+        }
+        guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
+    }
+
+    /// Binds a real, or NULL for nil (1-based index).
+    public func bind(real value: Double?, at index: Int32) throws(StoreError) {
+        let rc = value.map { sqlite3_bind_double(handle, index, $0) } ?? sqlite3_bind_null(handle, index)
+        guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
+    }
+
+    /// Binds an integer, or NULL for nil (1-based index).
+    public func bind(integer value: Int64?, at index: Int32) throws(StoreError) {
+        let rc = value.map { sqlite3_bind_int64(handle, index, $0) } ?? sqlite3_bind_null(handle, index)
+        guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
+    }
+
+    /// Runs a statement whose parameters are bound, to completion, then resets it (keeping no
+    /// bindings).
+    public func runBound() throws(StoreError) {
+        defer { reset() }
+        while try step() {}
+    }
+
     /// Advances to the next row.
     ///
     /// - Returns: true when a row is available, false when the statement is done.

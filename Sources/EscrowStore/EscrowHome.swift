@@ -34,11 +34,13 @@ public struct EscrowHome: Sendable, Hashable {
         } catch {
             throw StoreError(message: "cannot create the escrow home \(url.path): \(error.localizedDescription)")
         }
+        // WAL with synchronous=NORMAL: a commit survives a crash of the process; migrations need
+        // no stronger guarantee (an interrupted one is rolled back and applied again).
         let data = try Database(path: dataDatabasePath, mode: .readWrite)
-        try data.execute("PRAGMA journal_mode = WAL")
+        try data.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
         try Migrations.migrate(data, to: .data)
         let state = try Database(path: stateDatabasePath, mode: .readWrite)
-        try state.execute("PRAGMA journal_mode = WAL")
+        try state.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
         try Migrations.migrate(state, to: .state)
     }
 

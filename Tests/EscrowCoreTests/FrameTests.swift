@@ -117,6 +117,17 @@ import Testing
         #expect(Timestamp.format(secondsSince1970: 1_714_566_896.25) == "2024-05-01T12:34:56.250Z")
         #expect(Timestamp.format(secondsSince1970: -0.5) == "1969-12-31T23:59:59.500Z")
         #expect(Timestamp.format(secondsSince1970: 0) == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp.format(secondsSince1970: 951_782_400) == "2000-02-29T00:00:00.000Z")
+        #expect(Timestamp.format(secondsSince1970: 253_402_300_799.999) == "9999-12-31T23:59:59.999Z")
+    }
+
+    @Test func formatAndParseRoundTripAcrossCenturies() throws {
+        var seconds = -2_208_988_800.0  // 1900-01-01
+        while seconds < 4_102_444_800 {  // 2100-01-01
+            let text = Timestamp.format(secondsSince1970: seconds)
+            #expect(Timestamp.parse(text) == seconds, "\(text)")
+            seconds += 86_400 * 37 + 3_661.125
+        }
     }
 }
 
