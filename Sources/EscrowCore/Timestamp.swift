@@ -4,6 +4,14 @@
 public enum Timestamp {
     /// Formats seconds since 1970-01-01T00:00:00Z (rounded to the millisecond).
     public static func format(secondsSince1970 seconds: Double) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        write(secondsSince1970: seconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the 24 bytes of `format(secondsSince1970:)` to `bytes`.
+    public static func write(secondsSince1970 seconds: Double, to bytes: inout [UInt8]) {
         let scaled = (seconds * 1000).rounded()
         let totalMillis = scaled.isFinite && abs(scaled) < 9e15 ? Int64(scaled) : 0
         var days = totalMillis / 86_400_000
@@ -14,25 +22,25 @@ public enum Timestamp {
         }
         let (year, month, day) = civilFromDays(Int(days))
         let secondsOfDay = Int(millisOfDay / 1000)
-        let fields = [
-            (year, 4), (month, 2), (day, 2), (secondsOfDay / 3600, 2), (secondsOfDay / 60 % 60, 2),
-            (secondsOfDay % 60, 2), (Int(millisOfDay % 1000), 3),
-        ]
-        let separators: [UInt8] = [0x2D, 0x2D, 0x54, 0x3A, 0x3A, 0x2E, 0x5A]  // - - T : : . Z
-        return String(unsafeUninitializedCapacity: 24) { buffer in
-            var index = 0
-            for (position, (value, width)) in fields.enumerated() {
-                var remaining = abs(value)
-                for digit in stride(from: width - 1, through: 0, by: -1) {
-                    buffer[index + digit] = UInt8(48 + remaining % 10)
-                    remaining /= 10
-                }
-                index += width
-                buffer[index] = separators[position]
-                index += 1
+        func put(_ value: Int, _ width: Int, then separator: UInt8) {
+            var remaining = abs(value)
+            let start = bytes.count
+            for _ in 0..<width { bytes.append(0x30) }
+            var position = start + width - 1
+            while position >= start {
+                bytes[position] = UInt8(48 + remaining % 10)
+                remaining /= 10
+                position -= 1
             }
-            return index
+            bytes.append(separator)
         }
+        put(year, 4, then: 0x2D)
+        put(month, 2, then: 0x2D)
+        put(day, 2, then: 0x54)
+        put(secondsOfDay / 3600, 2, then: 0x3A)
+        put(secondsOfDay / 60 % 60, 2, then: 0x3A)
+        put(secondsOfDay % 60, 2, then: 0x2E)
+        put(Int(millisOfDay % 1000), 3, then: 0x5A)
     }
 
     /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).

@@ -74,46 +74,50 @@ public final class DataWriter {
         return "INSERT INTO Contact (\(columns)) VALUES (\(placeholders)) ON CONFLICT(id) DO UPDATE SET \(updates) WHERE \(changed)"
     }()
 
-    /// A contact as the row stores it: multi-valued fields already encoded as JSON.
-    private struct ContactRow {
-        var id: String
-        let record: ContactRecord
-        let groups: String
-        let phoneNumbers: String
-        let emailAddresses: String
-        let postalAddresses: String
-        let urlAddresses: String
-
-        init(_ record: ContactRecord) {
-            self.record = record
-            groups = JSONColumns.encode(record.groups)
-            phoneNumbers = JSONColumns.encode(record.phoneNumbers)
-            emailAddresses = JSONColumns.encode(record.emailAddresses)
-            postalAddresses = JSONColumns.encode(record.postalAddresses)
-            urlAddresses = JSONColumns.encode(record.urlAddresses)
-            id = record.uid ?? ""
-            if record.uid == nil { id = derivedID() }
+    /// The id of a contact: its vCard UID, or for a card without one, SHA-256 over the card's
+    /// stored content, so re-importing the same card finds the same row.
+    static func contactID(_ record: ContactRecord, scratch: inout [UInt8]) -> String {
+        if let uid = record.uid { return uid }
+        scratch.removeAll(keepingCapacity: true)
+        func add(_ field: String?) {
+            if let field { scratch.appendUTF8(field) } else { scratch.append(0x00) }
+            scratch.append(0x1F)
         }
-
-        /// A stable id for a card without UID: SHA-256 over its stored content, so re-importing
-        /// the same card finds the same row.
-        private func derivedID() -> String {
-            var hash = SHA256()
-            let fields: [String?] = [
-                record.contactType, record.namePrefix, record.givenName, record.middleName, record.familyName,
-                record.nameSuffix, record.nickname, record.organizationName, record.departmentName, record.jobTitle,
-                phoneNumbers, emailAddresses, postalAddresses, urlAddresses, record.birthday, record.note, groups,
-            ]
-            for field in fields {
-                if var field {
-                    field.withUTF8 { hash.update(bufferPointer: UnsafeRawBufferPointer($0)) }
-                    hash.update(data: [0x1F])
-                } else {
-                    hash.update(data: [0x00, 0x1F])
-                }
+        func add(_ list: [LabeledValue]) {
+            for item in list {
+                add(item.label)
+                add(item.value)
             }
-            return "vcard-" + Hex.encode(hash.finalize().prefix(16))
+            scratch.append(0x1E)
         }
+        add(record.contactType)
+        add(record.namePrefix)
+        add(record.givenName)
+        add(record.middleName)
+        add(record.familyName)
+        add(record.nameSuffix)
+        add(record.nickname)
+        add(record.organizationName)
+        add(record.departmentName)
+        add(record.jobTitle)
+        add(record.birthday)
+        add(record.note)
+        add(record.phoneNumbers)
+        add(record.emailAddresses)
+        add(record.urlAddresses)
+        for address in record.postalAddresses {
+            add(address.label)
+            add(address.street)
+            add(address.city)
+            add(address.state)
+            add(address.postalCode)
+            add(address.country)
+        }
+        scratch.append(0x1E)
+        for group in record.groups { add(group) }
+        var hasher = SHA256()
+        scratch.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        return "vcard-" + Hex.encode(hasher.finalize().prefix(16))
     }
 
     /// Inserts or updates contacts, one transaction. A contact keeps its vCard UID as id; a card
@@ -124,48 +128,53 @@ public final class DataWriter {
     public func insertContacts(_ records: [ContactRecord], containerID: String) throws(StoreError) -> ImportSummary {
         var summary = ImportSummary()
         summary.records = records.count
-        var seen = Set<String>()
-        seen.reserveCapacity(records.count)
-        var rows: [ContactRow] = []
-        rows.reserveCapacity(records.count)
-        for record in records {
-            let row = ContactRow(record)
-            if seen.insert(row.id).inserted { rows.append(row) } else { summary.unchanged += 1 }
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(1024)
+        let ids = records.map { Self.contactID($0, scratch: &scratch) }
+        // Write in id order, each id once (a card repeated in the file counts as unchanged).
+        var order = ids.indices.sorted { ids[$0] < ids[$1] }
+        var unique = 0
+        for position in order.indices where position == 0 || ids[order[position]] != ids[order[unique - 1]] {
+            order[unique] = order[position]
+            unique += 1
         }
-        rows.sort { $0.id < $1.id }
+        summary.unchanged = order.count - unique
+        order.removeLast(order.count - unique)
 
         let insert = try database.prepare(Self.insertContactSQL)
         try database.transaction { () throws(StoreError) in
             let before = try database.scalarInt("SELECT count(*) FROM Contact") ?? 0
             var changed = 0
-            for row in rows {
-                let record = row.record
-                try insert.bind(text: row.id, at: 1)
-                try insert.bind(text: containerID, at: 2)
-                try insert.bind(text: row.groups, at: 3)
-                try insert.bind(text: record.contactType, at: 4)
-                try insert.bind(text: record.namePrefix, at: 5)
-                try insert.bind(text: record.givenName, at: 6)
-                try insert.bind(text: record.middleName, at: 7)
-                try insert.bind(text: record.familyName, at: 8)
-                try insert.bind(text: record.nameSuffix, at: 9)
-                try insert.bind(text: record.nickname, at: 10)
-                try insert.bind(text: record.organizationName, at: 11)
-                try insert.bind(text: record.departmentName, at: 12)
-                try insert.bind(text: record.jobTitle, at: 13)
-                try insert.bind(text: row.phoneNumbers, at: 14)
-                try insert.bind(text: row.emailAddresses, at: 15)
-                try insert.bind(text: row.postalAddresses, at: 16)
-                try insert.bind(text: row.urlAddresses, at: 17)
-                try insert.bind(text: record.birthday, at: 18)
-                try insert.bind(text: record.note, at: 19)
-                try insert.runBound()
+            var arena = TextArena()
+            for index in order {
+                let record = records[index]
+                arena.removeAll()
+                arena.set(ids[index], at: 1)
+                arena.set(containerID, at: 2)
+                arena.setJSON(at: 3) { JSONColumns.write(record.groups, to: &$0) }
+                arena.set(record.contactType, at: 4)
+                arena.set(record.namePrefix, at: 5)
+                arena.set(record.givenName, at: 6)
+                arena.set(record.middleName, at: 7)
+                arena.set(record.familyName, at: 8)
+                arena.set(record.nameSuffix, at: 9)
+                arena.set(record.nickname, at: 10)
+                arena.set(record.organizationName, at: 11)
+                arena.set(record.departmentName, at: 12)
+                arena.set(record.jobTitle, at: 13)
+                arena.setJSON(at: 14) { JSONColumns.write(record.phoneNumbers, to: &$0) }
+                arena.setJSON(at: 15) { JSONColumns.write(record.emailAddresses, to: &$0) }
+                arena.setJSON(at: 16) { JSONColumns.write(record.postalAddresses, to: &$0) }
+                arena.setJSON(at: 17) { JSONColumns.write(record.urlAddresses, to: &$0) }
+                arena.set(record.birthday, at: 18)
+                arena.set(record.note, at: 19)
+                try insert.run(arena)
                 changed += database.changes
             }
             let after = try database.scalarInt("SELECT count(*) FROM Contact") ?? 0
             summary.added = Int(after - before)
             summary.updated = changed - summary.added
-            summary.unchanged += rows.count - changed
+            summary.unchanged += order.count - changed
         }
         return summary
     }
@@ -209,7 +218,7 @@ public final class DataWriter {
     public func insertPhotos(_ rows: [PhotoRow]) throws(StoreError) -> ImportSummary {
         var summary = ImportSummary()
         summary.records = rows.count
-        let sorted = rows.sorted { $0.assetID < $1.assetID }
+        let sorted = rows.indices.sorted { rows[$0].assetID < rows[$1].assetID }.lazy.map { rows[$0] }
         let insert = try database.prepare("""
             INSERT OR IGNORE INTO Photos
                 (asset, mediaType, format, creationDate, modificationDate, pixelWidth, pixelHeight, duration,
@@ -217,23 +226,23 @@ public final class DataWriter {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
             """)
         try database.transaction { () throws(StoreError) in
+            var arena = TextArena()
             for row in sorted {
                 let info = row.info
-                let modified = row.modificationDate.map { Timestamp.format(secondsSince1970: $0) }
-                let created = info.creationDate.map { Timestamp.format(secondsSince1970: $0) } ?? modified
-                try insert.bind(text: row.assetID, at: 1)
-                try insert.bind(text: info.mediaType.rawValue, at: 2)
-                try insert.bind(text: info.format, at: 3)
-                try insert.bind(text: created, at: 4)
-                try insert.bind(text: modified, at: 5)
+                arena.removeAll()
+                arena.set(row.assetID, at: 1)
+                arena.set(info.mediaType.rawValue, at: 2)
+                arena.set(info.format, at: 3)
+                arena.setTimestamp(info.creationDate ?? row.modificationDate, at: 4)
+                arena.setTimestamp(row.modificationDate, at: 5)
+                arena.set(row.originalFilename, at: 12)
                 try insert.bind(integer: info.pixelWidth.map(Int64.init), at: 6)
                 try insert.bind(integer: info.pixelHeight.map(Int64.init), at: 7)
                 try insert.bind(real: info.duration, at: 8)
                 try insert.bind(real: info.latitude, at: 9)
                 try insert.bind(real: info.longitude, at: 10)
                 try insert.bind(integer: Int64(row.byteSize), at: 11)
-                try insert.bind(text: row.originalFilename, at: 12)
-                try insert.runBound()
+                try insert.run(arena)
                 if database.changes == 0 { summary.unchanged += 1 } else { summary.added += 1 }
             }
         }
@@ -253,28 +262,20 @@ public final class DataWriter {
 
 /// Encodings of the Contact table's multi-valued JSON columns.
 enum JSONColumns {
-    static func encode(_ values: [String]) -> String {
-        if values.isEmpty { return "[]" }
-        var writer = JSONWriter()
+    static func write(_ values: [String], to writer: inout JSONWriter) {
         writer.array(values) { writer, value in writer.string(value) }
-        return writer.text
     }
 
-    static func encode(_ values: [LabeledValue]) -> String {
-        if values.isEmpty { return "[]" }
-        var writer = JSONWriter()
+    static func write(_ values: [LabeledValue], to writer: inout JSONWriter) {
         writer.array(values) { writer, item in
             writer.object { object in
                 object.field("label", item.label)
                 object.field("value", item.value)
             }
         }
-        return writer.text
     }
 
-    static func encode(_ values: [PostalAddress]) -> String {
-        if values.isEmpty { return "[]" }
-        var writer = JSONWriter()
+    static func write(_ values: [PostalAddress], to writer: inout JSONWriter) {
         writer.array(values) { writer, address in
             writer.object { object in
                 object.field("label", address.label)
@@ -285,6 +286,5 @@ enum JSONColumns {
                 object.field("country", address.country)
             }
         }
-        return writer.text
     }
 }

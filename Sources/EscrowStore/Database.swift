@@ -134,12 +134,12 @@ public final class Statement {
     /// Binds text, or NULL for nil (1-based index). The fast path for writers.
     public func bind(text value: String?, at index: Int32) throws(StoreError) {
         let rc: Int32
-        if var value {
-            rc = value.withUTF8 { bytes in
+        if let value {
+            rc = value.utf8.withContiguousStorageIfAvailable { bytes in
                 bytes.withMemoryRebound(to: CChar.self) {
                     sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), sqliteTransient)
                 }
-            }
+            } ?? sqlite3_bind_text(handle, index, value, -1, sqliteTransient)
         } else {
             rc = sqlite3_bind_null(handle, index)
         }
