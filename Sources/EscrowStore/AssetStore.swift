@@ -13,6 +13,25 @@ public struct AssetStore: Sendable {
         Hex.encode(SHA256.hash(data: bytes))
     }
 
+    /// The asset id of a file's content, read in chunks (a large video is never held in memory).
+    ///
+    /// - Returns: the id and the file's size in bytes.
+    public static func assetID(ofFileAt url: URL) throws(StoreError) -> (id: String, byteCount: Int) {
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            var hash = SHA256()
+            var count = 0
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                hash.update(data: chunk)
+                count += chunk.count
+            }
+            return (Hex.encode(hash.finalize()), count)
+        } catch {
+            throw StoreError(message: "cannot read \(url.path): \(error.localizedDescription)")
+        }
+    }
+
     /// Where the asset with this id lives.
     public func url(for assetID: String) -> URL {
         root.appendingPathComponent(String(assetID.prefix(2)), isDirectory: true).appendingPathComponent(assetID)
@@ -41,6 +60,29 @@ public struct AssetStore: Sendable {
             return true
         } catch {
             throw StoreError(message: "cannot store asset \(assetID) in \(root.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Stores a copy of the file at `source` under `assetID` (copied by the file system to a
+    /// temporary name, then renamed).
+    ///
+    /// - Returns: true when the file was written, false when it was already there.
+    @discardableResult
+    public func store(fileAt source: URL, as assetID: String) throws(StoreError) -> Bool {
+        let destination = url(for: assetID)
+        let manager = FileManager.default
+        if manager.fileExists(atPath: destination.path) { return false }
+        let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(assetID).partial")
+        do {
+            try manager.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try? manager.removeItem(at: temporary)
+            try manager.copyItem(at: source, to: temporary)
+            try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temporary.path)
+            try manager.moveItem(at: temporary, to: destination)
+            return true
+        } catch {
+            try? manager.removeItem(at: temporary)
+            throw StoreError(message: "cannot copy \(source.path) into the escrow's asset storage \(root.path): \(error.localizedDescription)")
         }
     }
 

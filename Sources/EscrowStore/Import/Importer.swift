@@ -85,22 +85,21 @@ public struct Importer: Sendable {
                 if files.count >= Self.progressThreshold, index % 250 == 0 {
                     progress?(ImportProgress(kind: .photos, done: index, total: files.count))
                 }
-                let bytes = [UInt8](try read(file))
-                guard let info = try MediaProbe.probe(bytes, file: file.path) else {
+                guard let info = try MediaProbe.probe(fileAt: file) else {
                     summary.skippedFiles += 1
                     continue
                 }
-                let assetID = AssetStore.assetID(of: bytes)
+                let (assetID, byteCount) = try AssetStore.assetID(ofFileAt: file)
                 guard known.insert(assetID).inserted else {
                     summary.records += 1
                     summary.unchanged += 1
                     continue
                 }
-                if try assets.store(bytes, as: assetID) { written.append(assetID) }
+                if try assets.store(fileAt: file, as: assetID) { written.append(assetID) }
                 let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
                 let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970
                 rows.append(PhotoRow(assetID: assetID, info: info, modificationDate: modified,
-                                     byteSize: bytes.count, originalFilename: relativePath(of: file, in: folder)))
+                                     byteSize: byteCount, originalFilename: relativePath(of: file, in: folder)))
             }
             let inserted = try writer.insertPhotos(rows)
             summary.records += inserted.records

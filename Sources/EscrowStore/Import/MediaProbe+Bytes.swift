@@ -1,3 +1,5 @@
+import Foundation
+
 /// A bounds-checked, read-only view of a file's bytes for the media probes.
 ///
 /// Every accessor returns `nil` instead of trapping when the requested bytes lie outside the
@@ -5,9 +7,15 @@
 ///
 /// Thread safety: an immutable value; `Sendable`.
 struct ProbeBytes: Sendable {
-    let bytes: [UInt8]
+    /// The file's bytes; memory-mapped when read from a file, so a large video is not copied.
+    let bytes: Data
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8]) { self.bytes = Data(bytes) }
+
+    init(_ bytes: Data) {
+        // Index from zero whatever `Data` slice we were given.
+        self.bytes = bytes.startIndex == 0 ? bytes : Data(bytes)
+    }
 
     var count: Int { bytes.count }
 
@@ -71,9 +79,9 @@ struct ProbeBytes: Sendable {
     }
 
     /// The `length` bytes at `offset`, clamped to the buffer.
-    func slice(_ offset: Int, _ length: Int) -> ArraySlice<UInt8> {
+    func slice(_ offset: Int, _ length: Int) -> [UInt8] {
         let start = min(max(offset, 0), bytes.count)
         let end = length >= bytes.count - start ? bytes.count : start + max(length, 0)
-        return bytes[start ..< end]
+        return [UInt8](bytes[start ..< end])
     }
 }

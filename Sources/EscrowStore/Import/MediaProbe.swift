@@ -1,3 +1,5 @@
+import Foundation
+
 /// Identifies media files by their content and reads the metadata the `Photos` table needs.
 ///
 /// `MediaProbe` looks only at bytes: the magic numbers at the start of the file decide the format,
@@ -27,7 +29,24 @@ public enum MediaProbe {
     /// - Throws: `ImportError(file: file, line: nil, reason: …)` when the file starts like a
     ///   supported format but is so corrupt or truncated that nothing can be read from it.
     public static func probe(_ bytes: [UInt8], file: String) throws(ImportError) -> MediaInfo? {
-        let data = ProbeBytes(bytes)
+        try probe(ProbeBytes(bytes), file: file)
+    }
+
+    /// Probes a file on disk, memory-mapped: only the pages the probe reads are loaded, so a
+    /// multi-gigabyte video costs no more memory than a photo.
+    ///
+    /// - Throws: `ImportError` when the file cannot be read, or as `probe(_:file:)`.
+    public static func probe(fileAt url: URL) throws(ImportError) -> MediaInfo? {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url, options: .alwaysMapped)
+        } catch {
+            throw ImportError(file: url.path, line: nil, reason: "cannot be read (check its permissions)")
+        }
+        return try probe(ProbeBytes(data), file: url.path)
+    }
+
+    private static func probe(_ data: ProbeBytes, file: String) throws(ImportError) -> MediaInfo? {
         do {
             if data.hasPrefix([0xFF, 0xD8, 0xFF]) { return try probeJPEG(data) }
             if data.hasPrefix([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return try probePNG(data) }
