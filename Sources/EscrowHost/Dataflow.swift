@@ -57,6 +57,8 @@ public enum RunError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidRequest(String)
     /// The named compute server is not registered.
     case unknownServer(String)
+    /// The access result does not have the columns the function declares.
+    case inputMismatch(function: String, expects: String, problem: FrameError)
     /// compute() threw.
     case computeFailed(function: String, reason: String)
 
@@ -66,6 +68,8 @@ public enum RunError: Error, Sendable, Equatable, CustomStringConvertible {
             "invalid run request: \(reason)"
         case .unknownServer(let id):
             "unknown compute server '\(id)'; no compute servers are registered on this escrow, run on the device instead"
+        case .inputMismatch(let function, let expects, let problem):
+            "the access result does not fit \(function): \(problem); it expects \(expects)"
         case .computeFailed(let function, let reason):
             "compute function \(function) failed: \(reason)"
         }

@@ -35,8 +35,9 @@ public final class EscrowHost: Sendable {
     /// Runs a dataflow and returns compute()'s output.
     ///
     /// - Throws: `AccessError` for refused or failing access SQL, `CatalogError` for an unknown
-    ///   function, `ComputeError.invalidParameter` for a parameter the function does not take, `RunError` for an invalid request or unknown server, `FrameError` when the
-    ///   access result does not match the function's declared inputs.
+    ///   function, `ComputeError.invalidParameter` for a parameter the function does not take,
+    ///   `RunError` for an invalid request, an unknown server, an access result that does not
+    ///   match the function's declared inputs, or a failing function.
     public func run(_ request: DataflowRequest) async throws -> RunResult {
         let started = GuardClock.now()
         let flow = try identify(request)
@@ -95,7 +96,7 @@ public final class EscrowHost: Sendable {
         do {
             return try await function(input, context: context)
         } catch let error as FrameError {
-            throw error
+            throw RunError.inputMismatch(function: flow.function.id, expects: function.inputs.description, problem: error)
         } catch {
             throw RunError.computeFailed(function: flow.function.id, reason: "\(error)")
         }

@@ -90,10 +90,12 @@ import Testing
         try await TemporaryHome.with { temporary in
             try temporary.seed()
             let host = try EscrowHost(home: temporary.home, logger: logger)
-            await #expect(throws: FrameError.missingColumn("latitude", available: ["givenName"])) {
+            await #expect(throws: RunError.inputMismatch(function: "location.region", expects: "latitude (double|int64), longitude (double|int64)",
+                                                         problem: .missingColumn("latitude", available: ["givenName"]))) {
                 try await host.run(app: "a.b", purpose: "p", access: "SELECT givenName FROM Contact", compute: "location.region")
             }
-            await #expect(throws: FrameError.wrongType(column: "latitude", expected: [.double, .int64], actual: .string)) {
+            await #expect(throws: RunError.inputMismatch(function: "location.region", expects: "latitude (double|int64), longitude (double|int64)",
+                                                         problem: .wrongType(column: "latitude", expected: [.double, .int64], actual: .string))) {
                 try await host.run(app: "a.b", purpose: "p", access: "SELECT givenName AS latitude, 1.0 AS longitude FROM Contact",
                                    compute: "location.region")
             }
