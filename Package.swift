@@ -52,6 +52,7 @@ let package = Package(
             dependencies: [
                 "CSQLite", "EscrowCore", "EscrowStore", "EscrowFunctions",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
@@ -67,7 +68,7 @@ let package = Package(
 
         .target(
             name: "EscrowTestSupport",
-            dependencies: ["EscrowCore", "EscrowStore"],
+            dependencies: ["EscrowCore", "EscrowStore", "EscrowHost"],
             path: "Tests/EscrowTestSupport",
             swiftSettings: strictSettings
         ),

@@ -33,6 +33,8 @@ public struct Dataflow: Sendable, Hashable {
     public let request: DataflowRequest
     public let function: FunctionDescriptor
     public let lineage: Lineage
+    /// What makes this flow this flow (and not another that needs its own decision).
+    public let identity: FlowIdentity
 }
 
 /// What a run returns to the app: compute()'s output (Dt) and facts about the run. Never the
@@ -42,6 +44,10 @@ public struct RunResult: Sendable {
     public let output: Frame
     /// The dataflow that ran.
     public let flow: Dataflow
+    /// The flow's short id, as the individual sees it.
+    public let flowID: String
+    /// The audit entry written for this run (committed before the output was returned).
+    public let auditEntry: AuditEntry
     /// Rows access() read.
     public let rowsRead: Int
     /// Bytes given to compute().

@@ -8,14 +8,19 @@ import Synchronization
 /// The escrow host: runs dataflows for apps over the individual's data.
 ///
 /// `run(_:)` is the pipeline of the paper's `run(access, compute, server_id)`, one step per call:
-/// identify → access → compute → return. Only compute()'s output leaves; the access() result
-/// stays inside this call.
+/// identify → decide → access → compute → audit → return. Only compute()'s output leaves; the
+/// access() result stays inside this call. Every attempt, allowed or not, gets an audit entry, and
+/// the output is returned only after its entry is committed.
 ///
 /// Thread safety: an `EscrowHost` may be shared between tasks; the guarded SQLite connection is
 /// used by one run at a time.
 public final class EscrowHost: Sendable {
     public let home: EscrowHome
     public let catalog: FunctionCatalog
+    /// The individual's dataflows and decisions.
+    public let flows: FlowStore
+    /// The audit log of every run attempt.
+    public let audit: AuditLog
     private let connection: Mutex<GuardedConnection>
     private let assets: AssetStore
     private let logger: Logger
@@ -28,6 +33,9 @@ public final class EscrowHost: Sendable {
         self.home = home
         self.catalog = catalog
         self.connection = Mutex(try GuardedConnection(home: home, policy: policy))
+        let state = try StateDatabase(home: home)
+        self.flows = FlowStore(state: state)
+        self.audit = AuditLog(state: state)
         self.assets = AssetStore(root: home.assetsURL)
         self.logger = logger
     }
@@ -40,14 +48,37 @@ public final class EscrowHost: Sendable {
     ///   match the function's declared inputs, or a failing function.
     public func run(_ request: DataflowRequest) async throws -> RunResult {
         let started = GuardClock.now()
-        let flow = try identify(request)
-        let input = try access(flow)
-        let output = try await compute(flow, input: input.frame)
+        var facts = AuditDraft(flowID: nil, app: request.app, purpose: request.purpose, functionID: request.compute,
+                               outcome: .failed, destination: request.destination.description)
+        let flow: Dataflow
+        let input: AccessResult
+        let output: Frame
+        do {
+            flow = try identify(request)
+            facts.reads = flow.lineage.sorted.map(\.description)
+            facts.flowID = try decide(flow)
+            input = try access(flow)
+            facts.rowsRead = input.rowCount
+            facts.bytesToCompute = input.byteCount
+            output = try await compute(flow, input: input.frame)
+        } catch {
+            if let refusal = error as? DecisionError { facts.flowID = refusal.flow }
+            facts.outcome = Self.outcome(of: error)
+            facts.reason = "\(error)"
+            facts.durationMs = GuardClock.seconds(since: started) * 1000
+            record(facts)
+            throw error
+        }
+        facts.outcome = .ok
+        facts.outputSHA256 = FrameDigest.sha256(output)
+        facts.durationMs = GuardClock.seconds(since: started) * 1000
+        let entry = try audit.append(facts)
         logger.debug("run finished", metadata: [
-            "app": "\(request.app)", "function": "\(flow.function.id)",
-            "rows": "\(input.rowCount)", "bytes": "\(input.byteCount)",
+            "flow": "\(facts.flowID ?? "")", "function": "\(flow.function.id)",
+            "rows": "\(input.rowCount)", "bytes": "\(input.byteCount)", "audit": "\(entry.seq)",
         ])
-        return RunResult(output: output, flow: flow, rowsRead: input.rowCount, bytesToCompute: input.byteCount,
+        return RunResult(output: output, flow: flow, flowID: facts.flowID ?? "", auditEntry: entry,
+                         rowsRead: input.rowCount, bytesToCompute: input.byteCount,
                          duration: GuardClock.seconds(since: started))
     }
 
@@ -78,7 +109,39 @@ public final class EscrowHost: Sendable {
         try function.check(request.parameters)
         if case .server(let id) = request.destination { throw RunError.unknownServer(id) }
         let lineage = try lineage(of: request.access)
-        return Dataflow(request: request, function: function.descriptor, lineage: lineage)
+        return Dataflow(request: request, function: function.descriptor, lineage: lineage,
+                        identity: FlowIdentity(request: request, function: function.descriptor))
+    }
+
+    /// Step 2: the individual's decision. A new flow is recorded as pending.
+    ///
+    /// - Returns: the flow's short id.
+    /// - Throws: `DecisionError` when the flow may not run now.
+    func decide(_ flow: Dataflow) throws -> String {
+        switch try flows.decide(flow.identity, accessSQL: flow.request.access, lineage: flow.lineage) {
+        case .allowed(let id): return id
+        case .refused(let refusal): throw refusal
+        }
+    }
+
+    /// Step 5 for an attempt that did not produce output: audit it. The app gets the original
+    /// error either way; a failure to audit it is logged.
+    private func record(_ facts: AuditDraft) {
+        do {
+            try audit.append(facts)
+        } catch {
+            logger.error("could not audit a refused or failed run", metadata: ["error": "\(error.message)"])
+        }
+    }
+
+    /// The audit outcome of a run that threw `error`.
+    static func outcome(of error: any Error) -> AuditOutcome {
+        switch error as? DecisionError {
+        case .awaitingApproval?: .pending
+        case .denied?: .denied
+        case .revoked?: .revoked
+        case nil: .failed
+        }
     }
 
     /// Step 3: run the access SQL under the guard and build Ds.

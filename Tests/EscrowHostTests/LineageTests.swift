@@ -55,7 +55,7 @@ import Testing
             let lineage = try host.lineage(of: sql)
             #expect(lineage.sorted.map(\.description) == expected)
             // The query also runs.
-            _ = try await host.run(app: "org.example.lineage", purpose: "test", access: sql, compute: "identity")
+            _ = try await host.runApproving(app: "org.example.lineage", purpose: "test", access: sql, compute: "identity")
         }
     }
 }

@@ -15,7 +15,7 @@ import Testing
         try await TemporaryHome.with { temporary in
             try temporary.seed()
             let host = try EscrowHost(home: temporary.home, logger: logger)
-            let result = try await host.run(app: "org.example.contacts", purpose: "Find friends",
+            let result = try await host.runApproving(app: "org.example.contacts", purpose: "Find friends",
                                             access: "SELECT givenName, familyName, phoneNumbers FROM Contact",
                                             compute: "contacts.tuples")
             #expect(result.output.columnNames == ["givenName", "familyName", "phoneNumber"])
@@ -31,7 +31,7 @@ import Testing
         try await TemporaryHome.with { temporary in
             try temporary.seed()
             let host = try EscrowHost(home: temporary.home, logger: logger)
-            let result = try await host.run(app: "org.wikipedia", purpose: "Articles near you",
+            let result = try await host.runApproving(app: "org.wikipedia", purpose: "Articles near you",
                                             access: "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1",
                                             compute: "location.region", parameters: ComputeParameters(["radius": "1000"]))
             let output = result.output
@@ -50,7 +50,7 @@ import Testing
         try await TemporaryHome.with { temporary in
             try temporary.seed()
             let host = try EscrowHost(home: temporary.home, logger: logger)
-            let result = try await host.run(app: "org.example.gallery", purpose: "Show pictures",
+            let result = try await host.runApproving(app: "org.example.gallery", purpose: "Show pictures",
                                             access: "SELECT asset FROM Photos WHERE mediaType = 'image' ORDER BY creationDate DESC",
                                             compute: "identity")
             let assets = try result.output.column("asset")
@@ -66,7 +66,7 @@ import Testing
         try await TemporaryHome.with { temporary in
             try temporary.seed()
             let host = try EscrowHost(home: temporary.home, logger: logger)
-            let result = try await host.run(app: "org.example.gallery", purpose: "Timeline",
+            let result = try await host.runApproving(app: "org.example.gallery", purpose: "Timeline",
                                             access: "SELECT mediaType, creationDate FROM Photos", compute: "photos.summary")
             #expect(result.output.rowCount == 4)
             #expect(try result.output.column("count").int64(at: 0) == 2)
@@ -79,7 +79,7 @@ import Testing
             try FileManager.default.removeItem(at: temporary.home.assetsURL)
             let host = try EscrowHost(home: temporary.home, logger: logger)
             await #expect {
-                try await host.run(app: "a.b", purpose: "p", access: "SELECT asset FROM Photos", compute: "identity")
+                try await host.runApproving(app: "a.b", purpose: "p", access: "SELECT asset FROM Photos", compute: "identity")
             } throws: { error in
                 "\(error)".contains("re-import the photo folder")
             }
@@ -92,11 +92,11 @@ import Testing
             let host = try EscrowHost(home: temporary.home, logger: logger)
             await #expect(throws: RunError.inputMismatch(function: "location.region", expects: "latitude (double|int64), longitude (double|int64)",
                                                          problem: .missingColumn("latitude", available: ["givenName"]))) {
-                try await host.run(app: "a.b", purpose: "p", access: "SELECT givenName FROM Contact", compute: "location.region")
+                try await host.runApproving(app: "a.b", purpose: "p", access: "SELECT givenName FROM Contact", compute: "location.region")
             }
             await #expect(throws: RunError.inputMismatch(function: "location.region", expects: "latitude (double|int64), longitude (double|int64)",
                                                          problem: .wrongType(column: "latitude", expected: [.double, .int64], actual: .string))) {
-                try await host.run(app: "a.b", purpose: "p", access: "SELECT givenName AS latitude, 1.0 AS longitude FROM Contact",
+                try await host.runApproving(app: "a.b", purpose: "p", access: "SELECT givenName AS latitude, 1.0 AS longitude FROM Contact",
                                    compute: "location.region")
             }
         }
@@ -107,7 +107,7 @@ import Testing
             try temporary.seed()
             let host = try EscrowHost(home: temporary.home, logger: logger)
             await #expect {
-                try await host.run(app: "a.b", purpose: "p",
+                try await host.runApproving(app: "a.b", purpose: "p",
                                    access: "SELECT givenName, familyName, 'not json' AS phoneNumbers FROM Contact",
                                    compute: "contacts.tuples")
             } throws: { error in
@@ -122,16 +122,16 @@ import Testing
             let host = try EscrowHost(home: temporary.home, logger: logger)
             let sql = "SELECT latitude, longitude FROM Location"
             await #expect(throws: CatalogError.self) {
-                try await host.run(app: "a.b", purpose: "p", access: sql, compute: "weather.magic")
+                try await host.runApproving(app: "a.b", purpose: "p", access: sql, compute: "weather.magic")
             }
             await #expect(throws: RunError.unknownServer("compute-1")) {
-                try await host.run(app: "a.b", purpose: "p", access: sql, compute: "location.region", on: .server("compute-1"))
+                try await host.runApproving(app: "a.b", purpose: "p", access: sql, compute: "location.region", on: .server("compute-1"))
             }
             await #expect(throws: RunError.self) {
-                try await host.run(app: " ", purpose: "p", access: sql, compute: "location.region")
+                try await host.runApproving(app: " ", purpose: "p", access: sql, compute: "location.region")
             }
             await #expect(throws: RunError.self) {
-                try await host.run(app: "a.b", purpose: "", access: sql, compute: "location.region")
+                try await host.runApproving(app: "a.b", purpose: "", access: sql, compute: "location.region")
             }
         }
     }
@@ -145,7 +145,7 @@ import Testing
             let strict = try EscrowHost(home: temporary.home, policy: policy, logger: logger)
             let sql = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i AS latitude, i AS longitude FROM n"
             await #expect(throws: ComputeError.invalidParameter(name: "radius", reason: "'abc' is not a number")) {
-                try await strict.run(app: "a.b", purpose: "p", access: sql, compute: "location.region",
+                try await strict.runApproving(app: "a.b", purpose: "p", access: sql, compute: "location.region",
                                      parameters: ComputeParameters(["radius": "abc"]))
             }
         }
@@ -159,7 +159,7 @@ import Testing
                 for index in 0..<32 {
                     group.addTask {
                         let sql = index.isMultiple(of: 2) ? "SELECT id FROM Contact" : "SELECT id FROM Location"
-                        return try await host.run(app: "a.b", purpose: "p", access: sql, compute: "identity").output.rowCount
+                        return try await host.runApproving(app: "a.b", purpose: "p", access: sql, compute: "identity").output.rowCount
                     }
                 }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
@@ -173,9 +173,9 @@ import Testing
         try await TemporaryHome.with { temporary in
             let host = try EscrowHost(home: temporary.home, logger: logger)
             let sql = "SELECT count(*) AS n FROM Location"
-            #expect(try await host.run(app: "a.b", purpose: "p", access: sql, compute: "identity").output.columns[0].int64(at: 0) == 0)
+            #expect(try await host.runApproving(app: "a.b", purpose: "p", access: sql, compute: "identity").output.columns[0].int64(at: 0) == 0)
             try temporary.seed()
-            #expect(try await host.run(app: "a.b", purpose: "p", access: sql, compute: "identity").output.columns[0].int64(at: 0) == 3)
+            #expect(try await host.runApproving(app: "a.b", purpose: "p", access: sql, compute: "identity").output.columns[0].int64(at: 0) == 3)
         }
     }
 }

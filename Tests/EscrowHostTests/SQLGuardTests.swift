@@ -79,7 +79,7 @@ import Testing
             let before = try Data(contentsOf: URL(fileURLWithPath: temporary.home.dataDatabasePath))
             let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))
             await #expect(throws: expected) {
-                try await host.run(app: "org.example.evil", purpose: "test", access: sql, compute: "identity")
+                try await host.runApproving(app: "org.example.evil", purpose: "test", access: sql, compute: "identity")
             }
             #expect(throws: expected) { try host.lineage(of: sql) }
             let after = try Data(contentsOf: URL(fileURLWithPath: temporary.home.dataDatabasePath))
@@ -116,11 +116,11 @@ import Testing
             let clock = ContinuousClock()
             let started = clock.now
             await #expect(throws: AccessError.budgetExceeded(instructions: 2_000_000)) {
-                try await host.run(app: "org.example.loop", purpose: "test", access: sql, compute: "identity")
+                try await host.runApproving(app: "org.example.loop", purpose: "test", access: sql, compute: "identity")
             }
             #expect(clock.now - started < .seconds(5))
             // The connection is usable afterwards.
-            let result = try await host.run(app: "org.example.loop", purpose: "test", access: "SELECT 1 AS one", compute: "identity")
+            let result = try await host.runApproving(app: "org.example.loop", purpose: "test", access: "SELECT 1 AS one", compute: "identity")
             #expect(result.output.columns.first?.int64(at: 0) == 1)
         }
     }
@@ -133,7 +133,7 @@ import Testing
             let host = try EscrowHost(home: temporary.home, policy: policy, logger: .init(label: "test"))
             let sql = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
             await #expect(throws: AccessError.timeLimitExceeded(seconds: 0.2)) {
-                try await host.run(app: "org.example.loop", purpose: "test", access: sql, compute: "identity")
+                try await host.runApproving(app: "org.example.loop", purpose: "test", access: sql, compute: "identity")
             }
         }
     }
@@ -145,13 +145,13 @@ import Testing
             policy.maxRows = 2
             let host = try EscrowHost(home: temporary.home, policy: policy, logger: .init(label: "test"))
             await #expect(throws: AccessError.tooManyRows(limit: 2)) {
-                try await host.run(app: "a.b", purpose: "test", access: "SELECT id FROM Contact", compute: "identity")
+                try await host.runApproving(app: "a.b", purpose: "test", access: "SELECT id FROM Contact", compute: "identity")
             }
             var bytes = AccessPolicy()
             bytes.maxBytes = 10
             let small = try EscrowHost(home: temporary.home, policy: bytes, logger: .init(label: "test"))
             await #expect(throws: AccessError.tooManyBytes(limit: 10)) {
-                try await small.run(app: "a.b", purpose: "test", access: "SELECT note, givenName, familyName FROM Contact", compute: "identity")
+                try await small.runApproving(app: "a.b", purpose: "test", access: "SELECT note, givenName, familyName FROM Contact", compute: "identity")
             }
         }
     }
@@ -160,7 +160,7 @@ import Testing
         try await TemporaryHome.with { temporary in
             let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))
             await #expect(throws: AccessError.executionFailed(message: "string or blob too big")) {
-                try await host.run(app: "a.b", purpose: "test", access: "SELECT replace(printf('%.*c', 1000000, 'x'), 'x', '\(String(repeating: "y", count: 100))') AS big", compute: "identity")
+                try await host.runApproving(app: "a.b", purpose: "test", access: "SELECT replace(printf('%.*c', 1000000, 'x'), 'x', '\(String(repeating: "y", count: 100))') AS big", compute: "identity")
             }
         }
     }
@@ -169,7 +169,7 @@ import Testing
         try await TemporaryHome.with { temporary in
             let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))
             await #expect(throws: AccessError.invalidSQL(message: "no such table: Import", offset: nil)) {
-                try await host.run(app: "a.b", purpose: "test", access: "SELECT * FROM Import", compute: "identity")
+                try await host.runApproving(app: "a.b", purpose: "test", access: "SELECT * FROM Import", compute: "identity")
             }
         }
     }

@@ -86,4 +86,52 @@ enum SQLText {
         }
         return result
     }
+
+    /// The statement with comments removed and whitespace reduced to one space between tokens,
+    /// trailing semicolons dropped: two texts that differ only in layout normalize the same,
+    /// any other change (a keyword's case, a literal, an identifier) does not.
+    static func normalized(_ sql: String) -> String {
+        let bytes = Array(sql.utf8)
+        var tokens: [[UInt8]] = []
+        var index = 0
+        func isWordByte(_ byte: UInt8) -> Bool {
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x5F || byte == 0x24 || byte >= 0x80
+        }
+        let operatorBytes: Set<UInt8> = Set("<>=!|-&+*/%~^".utf8)
+        while true {
+            index = skipTrivia(bytes, from: index)
+            guard index < bytes.count else { break }
+            let byte = bytes[index]
+            var end = index + 1
+            if byte == 0x27 || byte == 0x22 || byte == 0x60 || byte == 0x5B {  // quoted: kept verbatim
+                let close: UInt8 = byte == 0x5B ? 0x5D : byte
+                while end < bytes.count {
+                    if bytes[end] == close {
+                        if close != 0x5D, end + 1 < bytes.count, bytes[end + 1] == close {
+                            end += 2
+                            continue
+                        }
+                        end += 1
+                        break
+                    }
+                    end += 1
+                }
+            } else if isWordByte(byte) {
+                while end < bytes.count, isWordByte(bytes[end]) || (bytes[end] == 0x2E && byte >= 0x30 && byte <= 0x39) {
+                    end += 1
+                }
+            } else if operatorBytes.contains(byte) {
+                while end < bytes.count, operatorBytes.contains(bytes[end]),
+                      !(bytes[end] == 0x2D && end + 1 < bytes.count && bytes[end + 1] == 0x2D),
+                      !(bytes[end] == 0x2F && end + 1 < bytes.count && bytes[end + 1] == 0x2A) {
+                    end += 1
+                }
+            }
+            tokens.append(Array(bytes[index..<min(end, bytes.count)]))
+            index = end
+        }
+        while tokens.last == [0x3B] { tokens.removeLast() }
+        return tokens.map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
+    }
 }

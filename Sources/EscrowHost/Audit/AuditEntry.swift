@@ -1,0 +1,118 @@
+/// What a run attempt came to.
+public enum AuditOutcome: String, Sendable, Hashable, CaseIterable, Codable {
+    /// compute() ran and its output went to the app.
+    case ok
+    /// The flow awaits the individual's decision; nothing ran.
+    case pending
+    /// The individual denied the flow; nothing ran.
+    case denied
+    /// The flow's approval was revoked; nothing ran.
+    case revoked
+    /// Something failed (bad SQL, limits, the function, the audit itself…); no output went out.
+    case failed
+}
+
+/// The facts of one run attempt, before the log numbers and chains them.
+public struct AuditDraft: Sendable, Hashable {
+    public var flowID: String?
+    public var app: String
+    public var purpose: String
+    public var functionID: String
+    public var outcome: AuditOutcome
+    public var reason: String?
+    /// `Table.column` read by the access SQL (empty when it never got that far).
+    public var reads: [String] = []
+    public var rowsRead = 0
+    public var bytesToCompute = 0
+    public var destination: String
+    public var bytesSent = 0
+    public var bytesReceived = 0
+    public var serverLatencyMs: Double?
+    public var durationMs: Double = 0
+    /// SHA-256 (hex) of the output returned to the app.
+    public var outputSHA256: String?
+
+    public init(flowID: String?, app: String, purpose: String, functionID: String, outcome: AuditOutcome,
+                reason: String? = nil, destination: String) {
+        self.flowID = flowID
+        self.app = app
+        self.purpose = purpose
+        self.functionID = functionID
+        self.outcome = outcome
+        self.reason = reason
+        self.destination = destination
+    }
+}
+
+/// One entry of the audit log, as stored: the draft's facts, its place in the log, its time and
+/// the hashes that chain it to the entry before.
+public struct AuditEntry: Sendable, Hashable {
+    /// 1, 2, 3, … in the order the entries were written.
+    public let seq: Int
+    /// ISO 8601 UTC.
+    public let time: String
+    public let facts: AuditDraft
+    /// `hash` of the entry before (64 zeros for the first).
+    public let prevHash: String
+    /// SHA-256 over the canonical encoding of this entry.
+    public let hash: String
+
+    /// The hash an entry with these contents must have.
+    static func computeHash(seq: Int, time: String, facts: AuditDraft, prevHash: String) -> String {
+        var encoder = CanonicalEncoder()
+        encoder.append("escrow.audit.v1")
+        encoder.append(Int64(seq))
+        encoder.append(time)
+        encoder.append(facts.flowID)
+        encoder.append(facts.app)
+        encoder.append(facts.purpose)
+        encoder.append(facts.functionID)
+        encoder.append(facts.outcome.rawValue)
+        encoder.append(facts.reason)
+        encoder.append(JSONStrings.encode(facts.reads))
+        encoder.append(Int64(facts.rowsRead))
+        encoder.append(Int64(facts.bytesToCompute))
+        encoder.append(facts.destination)
+        encoder.append(Int64(facts.bytesSent))
+        encoder.append(Int64(facts.bytesReceived))
+        encoder.append(facts.serverLatencyMs)
+        encoder.append(facts.durationMs)
+        encoder.append(facts.outputSHA256)
+        encoder.append(prevHash)
+        return encoder.sha256()
+    }
+}
+
+/// The result of checking the audit log's chain.
+public enum AuditVerification: Sendable, Equatable {
+    /// Every entry is present, in order, unaltered.
+    case intact(entries: Int)
+    /// The first entry found broken, and how.
+    case broken(seq: Int, reason: String)
+}
+
+/// Which entries to list.
+public struct AuditFilter: Sendable, Equatable {
+    public var app: String?
+    /// A flow id or its prefix.
+    public var flow: String?
+    /// Entries at or after this time (seconds since 1970).
+    public var since: Double?
+    public var outcome: AuditOutcome?
+
+    public init(app: String? = nil, flow: String? = nil, since: Double? = nil, outcome: AuditOutcome? = nil) {
+        self.app = app
+        self.flow = flow
+        self.since = since
+        self.outcome = outcome
+    }
+}
+
+/// The audit entry could not be written; the run's output is withheld.
+public struct AuditError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let message: String
+
+    public var description: String {
+        "the audit entry could not be written, so the output was withheld: \(message)"
+    }
+}

@@ -1,0 +1,124 @@
+import EscrowCore
+
+/// Where a dataflow stands with the individual.
+public enum FlowStatus: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Seen, not decided yet (or an approval was used up or expired).
+    case pending
+    /// Allowed to run (once, always, or until a date).
+    case approved
+    /// Refused by the individual.
+    case denied
+    /// Was approved; the approval was withdrawn.
+    case revoked
+}
+
+/// How long an approval lasts.
+public enum Approval: Sendable, Hashable {
+    /// For exactly one run.
+    case once
+    /// Until revoked.
+    case always
+    /// Until the given time (seconds since 1970, UTC).
+    case until(Double)
+
+    var kind: String {
+        switch self {
+        case .once: "once"
+        case .always: "always"
+        case .until: "until"
+        }
+    }
+
+    /// Plain words: "once", "always", "until 2026-12-31T00:00:00.000Z".
+    public var description: String {
+        switch self {
+        case .once: "once"
+        case .always: "always"
+        case .until(let seconds): "until \(Timestamp.format(secondsSince1970: seconds))"
+        }
+    }
+}
+
+/// A dataflow as the escrow keeps it: what it is, and the individual's current decision.
+public struct FlowRecord: Sendable, Hashable {
+    /// Short id shown to people.
+    public let id: String
+    public let key: String
+    public let app: String
+    public let purpose: String
+    public let accessSQL: String
+    public let normalizedSQL: String
+    public let function: FunctionDescriptor
+    public let parametersJSON: String
+    public let destination: String
+    /// The columns the access SQL reads (`Table.column`, `Table.*`).
+    public let reads: [String]
+    public let status: FlowStatus
+    /// The approval in force when `status` is approved.
+    public let approval: Approval?
+    /// The reason given with a denial.
+    public let reason: String?
+    public let createdAt: String
+    public let decidedAt: String?
+
+    /// The tables read, sorted.
+    public var tables: [String] {
+        Set(reads.compactMap { $0.split(separator: ".").first.map(String.init) }).sorted()
+    }
+}
+
+/// One decision in a flow's history.
+public struct DecisionRecord: Sendable, Hashable {
+    public let time: String
+    public let decision: String
+    public let reason: String?
+}
+
+/// Why a run was not allowed to proceed: the app's answer.
+public enum DecisionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The flow is new (or its approval was used up or expired): the individual has to decide.
+    case awaitingApproval(flow: String)
+    /// The individual denied the flow.
+    case denied(flow: String, reason: String?)
+    /// The individual revoked the flow's approval.
+    case revoked(flow: String)
+
+    /// The flow's short id.
+    public var flow: String {
+        switch self {
+        case .awaitingApproval(let flow), .denied(let flow, _), .revoked(let flow): flow
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .awaitingApproval(let flow):
+            "dataflow \(flow) is awaiting approval; review it with `escrow flows show \(flow)`, then run `escrow approve \(flow)` (or `escrow deny \(flow)`)"
+        case .denied(let flow, let reason):
+            "dataflow \(flow) was denied by the individual\(reason.map { ": \($0)" } ?? "")"
+        case .revoked(let flow):
+            "dataflow \(flow) was approved, but the approval has been revoked"
+        }
+    }
+}
+
+/// A decision the individual asked for that cannot be made.
+public enum FlowError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unknownFlow(String)
+    case ambiguousFlow(String, matches: [String])
+    case notApproved(flow: String, status: FlowStatus)
+    case approvalInThePast(String)
+
+    public var description: String {
+        switch self {
+        case .unknownFlow(let id):
+            "no dataflow '\(id)'; list them with `escrow flows`"
+        case .ambiguousFlow(let id, let matches):
+            "'\(id)' matches several dataflows (\(matches.joined(separator: ", "))); give more characters of the id"
+        case .notApproved(let flow, let status):
+            "dataflow \(flow) is \(status.rawValue), not approved: there is nothing to revoke\(status == .pending ? " (to refuse it, use `escrow deny \(flow)`)" : "")"
+        case .approvalInThePast(let date):
+            "--until \(date) is in the past; give a later date"
+        }
+    }
+}

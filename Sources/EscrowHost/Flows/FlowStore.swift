@@ -1,0 +1,233 @@
+import EscrowCore
+import EscrowStore
+import Foundation
+
+/// The individual's dataflows and decisions, in the escrow's own database.
+///
+/// `decide(_:…)` is the run pipeline's decision step: it records a new flow as pending and tells
+/// whether the flow may run now. An approval `once` is consumed by exactly one run, even when many
+/// runs of the flow start at the same time (in one process or several): the check and the
+/// consumption are one write transaction.
+///
+/// Thread safety: may be shared; every operation is one transaction of `StateDatabase`.
+public struct FlowStore: Sendable {
+    public let state: StateDatabase
+
+    public init(state: StateDatabase) {
+        self.state = state
+    }
+
+    /// The outcome of the decision step for one run.
+    public enum Verdict: Sendable, Equatable {
+        /// The flow may run.
+        case allowed(flow: String)
+        /// The flow may not run now, with the reason the app gets.
+        case refused(DecisionError)
+    }
+
+    /// The decision step: finds (or records, as pending) the flow, and says whether it may run.
+    /// Consumes a `once` approval; an expired `until` approval turns the flow back to pending.
+    public func decide(_ identity: FlowIdentity, accessSQL: String, lineage: Lineage) throws -> Verdict {
+        let key = identity.key
+        return try state.write { database in
+            let now = StateDatabase.now()
+            guard let current = try Self.flow(key: key, in: database) else {
+                let id = try Self.insertPending(identity, key: key, accessSQL: accessSQL, lineage: lineage,
+                                                 now: now.text, in: database)
+                return .refused(.awaitingApproval(flow: id))
+            }
+            switch (current.status, current.approval) {
+            case (.approved, .always?):
+                return .allowed(flow: current.id)
+            case (.approved, .until(let until)?):
+                if now.seconds < until { return .allowed(flow: current.id) }
+                try Self.setStatus(current.id, .pending, approval: nil, until: nil, reason: nil, now: now.text,
+                                   history: "expired", in: database)
+                return .refused(.awaitingApproval(flow: current.id))
+            case (.approved, .once?):
+                try Self.setStatus(current.id, .pending, approval: nil, until: nil, reason: nil, now: now.text,
+                                   history: "once used", in: database)
+                return .allowed(flow: current.id)
+            case (.denied, _):
+                return .refused(.denied(flow: current.id, reason: current.reason))
+            case (.revoked, _):
+                return .refused(.revoked(flow: current.id))
+            default:
+                return .refused(.awaitingApproval(flow: current.id))
+            }
+        }
+    }
+
+    // MARK: The individual's decisions
+
+    /// Approves a flow (from any status).
+    @discardableResult
+    public func approve(_ id: String, _ approval: Approval) throws -> FlowRecord {
+        if case .until(let until) = approval, until <= Date().timeIntervalSince1970 {
+            throw FlowError.approvalInThePast(Timestamp.format(secondsSince1970: until))
+        }
+        return try state.write { database in
+            let flow = try Self.resolve(id, in: database)
+            var until: String?
+            if case .until(let seconds) = approval { until = Timestamp.format(secondsSince1970: seconds) }
+            try Self.setStatus(flow.id, .approved, approval: approval.kind, until: until, reason: nil,
+                               now: StateDatabase.now().text, history: "approve \(approval.description)", in: database)
+            return try Self.resolve(flow.id, in: database)
+        }
+    }
+
+    /// Denies a flow (from any status), with an optional reason shown to the app.
+    @discardableResult
+    public func deny(_ id: String, reason: String?) throws -> FlowRecord {
+        try state.write { database in
+            let flow = try Self.resolve(id, in: database)
+            try Self.setStatus(flow.id, .denied, approval: nil, until: nil, reason: reason,
+                               now: StateDatabase.now().text, history: "deny", in: database)
+            return try Self.resolve(flow.id, in: database)
+        }
+    }
+
+    /// Withdraws an approval; the next run of the flow is refused.
+    @discardableResult
+    public func revoke(_ id: String) throws -> FlowRecord {
+        try state.write { database in
+            let flow = try Self.resolve(id, in: database)
+            guard flow.status == .approved else { throw FlowError.notApproved(flow: flow.id, status: flow.status) }
+            try Self.setStatus(flow.id, .revoked, approval: nil, until: nil, reason: nil,
+                               now: StateDatabase.now().text, history: "revoke", in: database)
+            return try Self.resolve(flow.id, in: database)
+        }
+    }
+
+    // MARK: Reading
+
+    /// Flows, newest first, optionally only those with a status or of an app.
+    public func list(status: FlowStatus? = nil, app: String? = nil) throws -> [FlowRecord] {
+        try state.read { database in
+            let query = try database.prepare("""
+                SELECT \(Self.columns) FROM Flow
+                WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR app = ?2)
+                ORDER BY createdAt DESC, id
+                """)
+            try query.bind(.nullable(status?.rawValue), at: 1)
+            try query.bind(.nullable(app), at: 2)
+            var flows: [FlowRecord] = []
+            while try query.step() { flows.append(Self.record(query)) }
+            return flows
+        }
+    }
+
+    /// The flow with this id (or unambiguous id prefix).
+    public func flow(_ id: String) throws -> FlowRecord {
+        try state.read { database in try Self.resolve(id, in: database) }
+    }
+
+    /// The flow's decisions, oldest first.
+    public func history(_ id: String) throws -> [DecisionRecord] {
+        try state.read { database in
+            let query = try database.prepare("SELECT time, decision, reason FROM Decision WHERE flowId = ? ORDER BY seq")
+            try query.bind(.text(id), at: 1)
+            var records: [DecisionRecord] = []
+            while try query.step() {
+                records.append(DecisionRecord(time: query.string(0) ?? "", decision: query.string(1) ?? "", reason: query.string(2)))
+            }
+            return records
+        }
+    }
+
+    // MARK: Rows
+
+    private static let columns = """
+        id, key, app, purpose, accessSQL, normalizedSQL, functionId, functionVersion, functionDigest, parameters,
+        destination, reads, status, approval, approvedUntil, reason, createdAt, decidedAt
+        """
+
+    private static func record(_ row: Statement) -> FlowRecord {
+        let approvalKind = row.string(13)
+        let approval: Approval? = switch approvalKind {
+        case "once": .once
+        case "always": .always
+        case "until": row.string(14).flatMap(Timestamp.parse).map(Approval.until)
+        default: nil
+        }
+        return FlowRecord(
+            id: row.string(0) ?? "", key: row.string(1) ?? "", app: row.string(2) ?? "", purpose: row.string(3) ?? "",
+            accessSQL: row.string(4) ?? "", normalizedSQL: row.string(5) ?? "",
+            function: FunctionDescriptor(id: row.string(6) ?? "", version: Int(row.int64(7)), codeDigest: row.string(8) ?? "", summary: ""),
+            parametersJSON: row.string(9) ?? "{}", destination: row.string(10) ?? "",
+            reads: JSONStrings.decode(row.string(11)),
+            status: FlowStatus(rawValue: row.string(12) ?? "") ?? .pending, approval: approval,
+            reason: row.string(15), createdAt: row.string(16) ?? "", decidedAt: row.string(17)
+        )
+    }
+
+    private static func flow(key: String, in database: Database) throws -> FlowRecord? {
+        let query = try database.prepare("SELECT \(columns) FROM Flow WHERE key = ?")
+        try query.bind(.text(key), at: 1)
+        return try query.step() ? record(query) : nil
+    }
+
+    /// The flow whose id is `id`, or starts with it when that is unambiguous.
+    static func resolve(_ id: String, in database: Database) throws -> FlowRecord {
+        let exact = try database.prepare("SELECT \(columns) FROM Flow WHERE id = ?")
+        try exact.bind(.text(id), at: 1)
+        if try exact.step() { return record(exact) }
+        guard !id.isEmpty else { throw FlowError.unknownFlow(id) }
+        let prefix = try database.prepare("SELECT \(columns) FROM Flow WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 5")
+        try prefix.bind(.text(id), at: 1)
+        var matches: [FlowRecord] = []
+        while try prefix.step() { matches.append(record(prefix)) }
+        guard let first = matches.first else { throw FlowError.unknownFlow(id) }
+        guard matches.count == 1 else { throw FlowError.ambiguousFlow(id, matches: matches.map(\.id)) }
+        return first
+    }
+
+    private static func insertPending(_ identity: FlowIdentity, key: String, accessSQL: String, lineage: Lineage,
+                                      now: String, in database: Database) throws -> String {
+        let insert = try database.prepare("""
+            INSERT OR IGNORE INTO Flow (id, key, app, purpose, accessSQL, normalizedSQL, functionId, functionVersion,
+                functionDigest, parameters, destination, reads, status, createdAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)
+            """)
+        // The short id is the key's first 8 hex characters, longer in the unlikely case of a clash.
+        for length in stride(from: 8, through: 64, by: 4) {
+            let id = String(key.prefix(length))
+            try insert.run([
+                .text(id), .text(key), .text(identity.app), .text(identity.purpose), .text(accessSQL),
+                .text(identity.normalizedSQL), .text(identity.function.id), .integer(Int64(identity.function.version)),
+                .text(identity.function.codeDigest), .text(identity.parametersJSON), .text(identity.destination.description),
+                .text(JSONStrings.encode(lineage.sorted.map(\.description))), .text(now),
+            ])
+            if database.changes == 1 {
+                try database.prepare("INSERT INTO Decision (flowId, time, decision) VALUES (?, ?, 'new: pending')")
+                    .run([.text(id), .text(now)])
+                return id
+            }
+        }
+        throw StoreError(message: "cannot record dataflow \(key): no free short id")
+    }
+
+    private static func setStatus(_ id: String, _ status: FlowStatus, approval: String?, until: String?, reason: String?,
+                                  now: String, history: String, in database: Database) throws {
+        try database.prepare("""
+            UPDATE Flow SET status = ?, approval = ?, approvedUntil = ?, reason = ?, decidedAt = ? WHERE id = ?
+            """).run([.text(status.rawValue), .nullable(approval), .nullable(until), .nullable(reason), .text(now), .text(id)])
+        try database.prepare("INSERT INTO Decision (flowId, time, decision, reason) VALUES (?, ?, ?, ?)")
+            .run([.text(id), .text(now), .text(history), .nullable(reason)])
+    }
+}
+
+/// JSON arrays of strings as the state database stores them (`reads`).
+enum JSONStrings {
+    static func encode(_ values: [String]) -> String {
+        var writer = JSONWriter()
+        writer.array(values) { writer, value in writer.string(value) }
+        return writer.text
+    }
+
+    static func decode(_ text: String?) -> [String] {
+        guard let text, let data = text.data(using: .utf8),
+              let values = try? JSONDecoder().decode([String].self, from: data) else { return [] }
+        return values
+    }
+}

@@ -1,0 +1,19 @@
+import EscrowCore
+import EscrowHost
+
+extension EscrowHost {
+    /// Runs a dataflow as an app would after the individual approved it: when the flow is new,
+    /// approves it (always) and runs it again.
+    public func runApproving(app: String, purpose: String, access: String, compute: String,
+                             on destination: Destination = .device,
+                             parameters: ComputeParameters = ComputeParameters()) async throws -> RunResult {
+        let request = DataflowRequest(app: app, purpose: purpose, access: access, compute: compute,
+                                      destination: destination, parameters: parameters)
+        do {
+            return try await run(request)
+        } catch let DecisionError.awaitingApproval(flow) {
+            try flows.approve(flow, .always)
+            return try await run(request)
+        }
+    }
+}
