@@ -72,6 +72,12 @@ let package = Package(
             path: "Tests/EscrowTestSupport",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "EscrowCrashProbe",
+            dependencies: ["EscrowHost", "EscrowStore", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/EscrowCrashProbe",
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "EscrowCoreTests", dependencies: ["EscrowCore"], swiftSettings: strictSettings),
         .testTarget(
             name: "EscrowStoreTests",

@@ -19,6 +19,8 @@ public final class Database {
 
     /// The raw handle, for the guard's authorizer and progress handler.
     public let handle: OpaquePointer
+    /// Compiled statements kept for reuse, by SQL text (see `cached(_:)`).
+    private var statementCache: [String: Statement] = [:]
     /// The file this connection opened.
     public let path: String
 
@@ -44,6 +46,7 @@ public final class Database {
     }
 
     deinit {
+        statementCache.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -66,6 +69,18 @@ public final class Database {
         let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard rc == SQLITE_OK, let statement else { throw error(rc, sql: sql) }
         return Statement(handle: statement, database: self)
+    }
+
+    /// A compiled statement for `sql`, compiled once per connection and reused (reset, bindings
+    /// cleared). For the statements a connection runs on every call.
+    public func cached(_ sql: String) throws(StoreError) -> Statement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try prepare(sql)
+        statementCache[sql] = statement
+        return statement
     }
 
     /// Runs `body` in an immediate transaction: committed when it returns, rolled back when it

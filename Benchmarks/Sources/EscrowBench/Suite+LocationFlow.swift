@@ -22,7 +22,8 @@ extension Suite {
     /// connection opened (untimed), ten unmeasured calls of each path, then 200 calls of each
     /// path timed, alternating in blocks of 20. Reports the mean per call of each path and their
     /// difference (the overhead of run(): request checks, the statement-cache lookup and lineage,
-    /// the guarded frame reader, the catalog's async call, the result).
+    /// the approval check, the guarded frame reader, the catalog's async call, the durable audit
+    /// append, the result).
     func locationFlow() async throws -> [FigureResult] {
         let clock = ContinuousClock()
         let locations = RecordGenerator.locations(Self.locationRows)
@@ -35,7 +36,9 @@ extension Suite {
                 guard summary.added == Self.locationRows else {
                     throw BenchError("insertLocations added \(summary.added) of \(Self.locationRows) rows")
                 }
-                return FlowFixture(scratch: scratch, host: try EscrowHost(home: scratch.home, logger: logger),
+                let host = try EscrowHost(home: scratch.home, logger: logger)
+                try await Self.approve(host)
+                return FlowFixture(scratch: scratch, host: host,
                                    database: try Database(path: scratch.home.dataDatabasePath, mode: .readOnly))
             },
             body: { fixture -> (run: Double, direct: Double) in
@@ -70,7 +73,16 @@ extension Suite {
         ]
     }
 
-    /// The dataflow through the host: identify, guarded access, compute.
+    /// The individual approves the location flow (always), as before the paper's measurements.
+    static func approve(_ host: EscrowHost) async throws {
+        do {
+            _ = try await viaRun(host)
+        } catch let DecisionError.awaitingApproval(flow) {
+            try host.flows.approve(flow, .always)
+        }
+    }
+
+    /// The dataflow through the host: identify, decide, guarded access, compute, audit.
     private static func viaRun(_ host: EscrowHost) async throws -> Frame {
         try await host.run(app: "org.wikipedia.nearby", purpose: "show articles near me",
                            access: locationSQL, compute: LocationRegion.id).output

@@ -1,3 +1,4 @@
+import EscrowHost
 import EscrowStore
 import Foundation
 import Logging
@@ -28,7 +29,7 @@ struct Suite {
     }
 
     /// The figure groups, by the key `--only` selects them with.
-    static let groups = ["contacts", "photos", "init", "import", "location"]
+    static let groups = ["contacts", "photos", "init", "import", "location", "audit"]
 
     /// Runs the groups named in `only` (all when empty), in the order of `groups`.
     func run(only: Set<String>) async throws -> [FigureResult] {
@@ -39,6 +40,9 @@ struct Suite {
             case "photos": results.append(try await loadPhotos())
             case "init": results.append(try await initializeHome())
             case "import": results.append(try await importContacts())
+            case "audit":
+                results.append(try await approvalAndAudit(.processCrash))
+                results.append(try await approvalAndAudit(.powerLoss))
             default: results += try await locationFlow()
             }
         }

@@ -29,7 +29,8 @@ public struct AuditLog: Sendable {
     public func append(_ facts: AuditDraft) throws(AuditError) -> AuditEntry {
         do {
             return try state.write { database in
-                let head = try database.prepare("SELECT seq, hash FROM AuditHead WHERE id = 1")
+                let head = try database.cached("SELECT seq, hash FROM AuditHead WHERE id = 1")
+                defer { head.reset() }
                 var seq = 1
                 var prevHash = Self.genesis
                 if try head.step() {
@@ -38,7 +39,7 @@ public struct AuditLog: Sendable {
                 }
                 let time = StateDatabase.now().text
                 let hash = AuditEntry.computeHash(seq: seq, time: time, facts: facts, prevHash: prevHash)
-                try database.prepare("""
+                try database.cached("""
                     INSERT INTO AuditEntry (seq, time, flowId, app, purpose, functionId, outcome, reason, reads, rowsRead,
                         bytesToCompute, destination, bytesSent, bytesReceived, serverLatencyMs, durationMs, outputSHA256,
                         prevHash, hash)
@@ -51,7 +52,7 @@ public struct AuditLog: Sendable {
                         .integer(Int64(facts.bytesReceived)), .nullable(facts.serverLatencyMs), .real(facts.durationMs),
                         .nullable(facts.outputSHA256), .text(prevHash), .text(hash),
                     ])
-                try database.prepare("""
+                try database.cached("""
                     INSERT INTO AuditHead (id, seq, hash) VALUES (1, ?, ?)
                     ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash
                     """).run([.integer(Int64(seq)), .text(hash)])
