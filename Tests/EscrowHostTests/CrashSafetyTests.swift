@@ -21,34 +21,11 @@ import Glibc
                                              access: "SELECT givenName, familyName, phoneNumbers FROM Contact",
                                              compute: "contacts.tuples")
 
-            let process = Process()
-            process.executableURL = try BuiltExecutable.url(named: "EscrowCrashProbe")
-            process.arguments = [temporary.url.path, "1000"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-
-            // Read what the probe reports; kill it once a few hundred runs have returned.
-            let reader = output.fileHandleForReading
-            var received = Data()
-            let deadline = ContinuousClock.now + .seconds(120)
-            while received.count(where: { $0 == 0x0A }) < 300, ContinuousClock.now < deadline {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                received.append(chunk)
+            // Three rounds on the same home, killed after different numbers of returned runs.
+            var returned: [(Int, String)] = []
+            for threshold in [37, 300, 777] {
+                returned += try killProbe(home: temporary.url, afterReturnedRuns: threshold)
             }
-            kill(process.processIdentifier, SIGKILL)
-            received.append(reader.readDataToEndOfFile())
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "the probe finished before it was killed")
-
-            let returned = String(decoding: received, as: UTF8.self).split(separator: "\n").compactMap { line -> (Int, String)? in
-                let parts = line.split(separator: " ")
-                guard parts.count == 2, let seq = Int(parts[0]) else { return nil }
-                return (seq, String(parts[1]))
-            }
-            #expect(returned.count >= 300)
 
             let audit = try EscrowHost(home: temporary.home, logger: logger).audit
             guard case .intact(let count) = try audit.verify() else {
@@ -62,5 +39,38 @@ import Glibc
                 #expect(entry.facts.outputSHA256 == sha)
             }
         }
+    }
+
+    /// Starts the probe for 1000 runs, SIGKILLs it once `threshold` runs have returned, and gives
+    /// back every run it reported as returned (audit seq, output SHA-256).
+    func killProbe(home: URL, afterReturnedRuns threshold: Int) throws -> [(Int, String)] {
+        let process = Process()
+        process.executableURL = try BuiltExecutable.url(named: "EscrowCrashProbe")
+        process.arguments = [home.path, "1000"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+
+        let reader = output.fileHandleForReading
+        var received = Data()
+        let deadline = ContinuousClock.now + .seconds(120)
+        while received.count(where: { $0 == 0x0A }) < threshold, ContinuousClock.now < deadline {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            received.append(chunk)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        received.append(reader.readDataToEndOfFile())
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "the probe finished before it was killed")
+
+        let returned = String(decoding: received, as: UTF8.self).split(separator: "\n").compactMap { line -> (Int, String)? in
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let seq = Int(parts[0]) else { return nil }
+            return (seq, String(parts[1]))
+        }
+        #expect(returned.count >= threshold)
+        return returned
     }
 }
