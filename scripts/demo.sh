@@ -45,24 +45,56 @@ show "$escrow" functions
 step "4. Before anything runs, the escrow knows exactly which columns a query reads"
 show "$escrow" lineage --sql "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1"
 
-step "5. A weather/Wikipedia-style app: last location -> 1 km region. The point never leaves."
-show "$escrow" run --app org.wikipedia --purpose "Show articles near you" \
-  --sql "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1" \
-  --compute location.region --param radius=1000
+# A run of a dataflow the individual has not decided on yet: the escrow stops it with exit status
+# 2 and names it. Shows the command and the message, and keeps the flow id in $flow.
+pending_run() {
+  printf '$ %q run' "$escrow"; printf ' %q' "$@"; printf '\n'
+  local status=0 message
+  message=$("$escrow" run "$@" 2>&1 1>&3) || status=$?
+  echo "$message"
+  echo "(exit status $status)"
+  flow=$(sed -n 's/.*dataflow \([0-9a-f]*\) is awaiting approval.*/\1/p' <<<"$message")
+  [ -n "$flow" ] || { echo "expected the run to await approval" >&2; exit 1; }
+}
+exec 3>&1
 
-step "6. A messenger's contact discovery input: names with phone numbers (the paper's RQ2 flow)"
-show "$escrow" run --app org.example.messenger --purpose "Find friends who use the app" \
-  --sql "SELECT givenName, familyName, phoneNumbers FROM Contact" --compute contacts.tuples
+wikipedia=(--app org.wikipedia --purpose "Show articles near you"
+  --sql "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1"
+  --compute location.region --param radius=1000)
+step "5. A Wikipedia-style app asks for your last location -> 1 km region. Nothing runs yet:"
+pending_run "${wikipedia[@]}"
 
-step "7. A gallery's timeline: counts by month and type, no picture leaves"
-show "$escrow" run --app org.example.gallery --purpose "Timeline of your library" \
-  --sql "SELECT mediaType, creationDate FROM Photos" --compute photos.summary --json
+step "6. The individual reads what the app asked for, in plain words, and approves it"
+show "$escrow" flows show "$flow"
+show "$escrow" approve "$flow"
 
-step "8. Apps cannot go around the guard"
+step "7. The app runs again: it gets the region; the point never leaves"
+show "$escrow" run "${wikipedia[@]}"
+
+step "8. A messenger's contact discovery (the paper's RQ2 flow), approved the same way"
+messenger=(--app org.example.messenger --purpose "Find friends who use the app"
+  --sql "SELECT givenName, familyName, phoneNumbers FROM Contact" --compute contacts.tuples)
+pending_run "${messenger[@]}"
+show "$escrow" approve "$flow" --once
+show "$escrow" run "${messenger[@]}"
+
+step "9. A gallery's timeline: counts by month and type, no picture leaves"
+gallery=(--app org.example.gallery --purpose "Timeline of your library"
+  --sql "SELECT mediaType, creationDate FROM Photos" --compute photos.summary --json)
+pending_run "${gallery[@]}"
+show "$escrow" approve "$flow"
+show "$escrow" run "${gallery[@]}"
+
+step "10. Apps cannot go around the guard"
 show "$escrow" run --app org.example.sneaky --purpose "Read everything" \
   --sql "SELECT * FROM sqlite_master" --compute identity || true
 show "$escrow" run --app org.example.sneaky --purpose "Wipe" \
   --sql "DELETE FROM Contact" --compute identity || true
+
+step "11. Every attempt, allowed or refused, is in the audit log, and the log is tamper-evident"
+show "$escrow" flows
+show "$escrow" audit
+show "$escrow" audit verify
 
 step "Done"
 if [ -n "$keep" ]; then echo "The demo home is kept at $home"; else echo "The demo home was temporary and has been removed."; fi

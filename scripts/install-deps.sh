@@ -7,6 +7,7 @@ packages=(
   libsqlite3-dev      # the store: SQLite through its C API
   libexif-dev         # photo import: EXIF dates and GPS
   libxml2             # GPX import (FoundationXML)
+  sqlite3             # the sqlite3 shell: the audit tamper tests edit escrow.sqlite with it
 )
 
 missing=()

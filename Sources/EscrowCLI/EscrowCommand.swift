@@ -1,4 +1,5 @@
 import ArgumentParser
+import EscrowHost
 import EscrowStore
 import Foundation
 import Logging
@@ -12,16 +13,24 @@ struct EscrowCommand: AsyncParsableCommand {
         discussion: """
             The escrow home (--home, or ESCROW_HOME) holds your data and the escrow's records.
 
+            Nothing runs until you approve it: the first run of a new dataflow stops
+            and names it; `escrow flows show` explains it, `escrow approve` allows it,
+            and `escrow audit` lists every attempt.
+
             Example:
-              escrow --home ~/escrow init
-              escrow --home ~/escrow import contacts ~/contacts.vcf
-              escrow --home ~/escrow run --app org.wikipedia --purpose "Articles near you" \\
+              export ESCROW_HOME=~/escrow
+              escrow init
+              escrow import contacts ~/contacts.vcf
+              escrow run --app org.wikipedia --purpose "Articles near you" \\
                   --sql "SELECT longitude, latitude FROM Location
                          ORDER BY timestamp DESC LIMIT 1" \\
                   --compute location.region
+              escrow flows show 1a2b3c4d    # the id the run named
+              escrow approve 1a2b3c4d
             """,
-        subcommands: [InitCommand.self, ImportCommand.self, RunCommand.self, LineageCommand.self,
-                      FunctionsCommand.self, SchemaCommand.self]
+        subcommands: [InitCommand.self, ImportCommand.self, RunCommand.self, FlowsCommand.self,
+                      ApproveCommand.self, DenyCommand.self, RevokeCommand.self, AuditCommand.self,
+                      LineageCommand.self, FunctionsCommand.self, SchemaCommand.self, ConfigCommand.self]
     )
 
     @OptionGroup var global: GlobalOptions
@@ -45,6 +54,11 @@ struct GlobalOptions: ParsableArguments {
         return EscrowHome(url: URL(fileURLWithPath: expanded, isDirectory: true))
     }
 
+    /// The escrow's own database of the chosen home (flows, decisions, audit log, settings).
+    func stateDatabase() throws -> StateDatabase {
+        try StateDatabase(home: try escrowHome())
+    }
+
     /// A logger writing to standard error, at `info` with --verbose, else `warning`.
     func logger() -> Logger {
         var logger = Logger(label: "escrow") { label in StreamLogHandler.standardError(label: label) }
@@ -53,13 +67,20 @@ struct GlobalOptions: ParsableArguments {
     }
 }
 
-/// An error the CLI reports itself: one line on standard error, exit status 1.
+/// An error the CLI reports itself: one line on standard error, exit status 1 (or `exitCode`).
 struct CLIError: Error, CustomStringConvertible {
     let description: String
-    init(_ description: String) { self.description = description }
+    let exitCode: ExitCode
+    init(_ description: String, exitCode: ExitCode = .failure) {
+        self.description = description
+        self.exitCode = exitCode
+    }
 }
 
 /// Runs a command body, printing any failure as `escrow: message` on standard error.
+///
+/// Exit status: 2 when a dataflow awaits the individual's approval, 3 when it was denied or
+/// revoked, 1 for any other error (see docs/CLI.md).
 func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
@@ -67,6 +88,16 @@ func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
         throw exit
     } catch {
         Terminal.standardError.write("escrow: \(error)\n")
-        throw ExitCode.failure
+        throw exitCode(for: error)
+    }
+}
+
+/// The exit status for an error a command threw.
+func exitCode(for error: any Error) -> ExitCode {
+    switch error {
+    case DecisionError.awaitingApproval: ExitCode(2)
+    case DecisionError.denied, DecisionError.revoked: ExitCode(3)
+    case let error as CLIError: error.exitCode
+    default: .failure
     }
 }

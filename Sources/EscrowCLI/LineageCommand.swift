@@ -18,7 +18,7 @@ struct LineageCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: "The access() SQL.")
+    @Option(parsing: .unconditional, help: "The access() SQL (may start with a -- comment).")
     var sql: String
 
     func run() async throws {

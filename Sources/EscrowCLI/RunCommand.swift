@@ -14,8 +14,11 @@ struct RunCommand: AsyncParsableCommand {
                        ORDER BY timestamp DESC LIMIT 1" \\
                 --compute location.region --param radius=1000 --json
 
-            With --json the output is one object with "columns" (the names)
-            and "rows" (arrays of values); bytes are base64 strings.
+            A dataflow runs only once you approve it: the first run of a new one
+            exits with status 2 and says how to review and approve it. A denied or
+            revoked dataflow exits with status 3. With --json the output is one
+            object with "columns" (the names) and "rows" (arrays of values); bytes
+            are base64 strings.
             """
     )
 
@@ -27,7 +30,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Why the app needs the data (shown to you).")
     var purpose: String
 
-    @Option(help: "The access() SQL over Contact, Location and Photos.")
+    @Option(parsing: .unconditional, help: "The access() SQL over Contact, Location and Photos (may start with a -- comment).")
     var sql: String
 
     @Option(help: "The registered compute function (see `escrow functions`).")
@@ -56,7 +59,7 @@ struct RunCommand: AsyncParsableCommand {
                 print(FrameRendering.json(result.output))
             } else {
                 print(FrameRendering.table(result.output), terminator: "")
-                print("(\(result.output.rowCount) row\(result.output.rowCount == 1 ? "" : "s") from \(result.flow.function); access read \(result.rowsRead) rows)")
+                print("(\(PlainWords.count(result.output.rowCount, "row")) from \(result.flow.function); access read \(PlainWords.count(result.rowsRead, "row")); dataflow \(result.flowID), audit entry \(result.auditEntry.seq))")
             }
         }
     }

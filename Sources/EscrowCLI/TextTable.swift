@@ -2,7 +2,12 @@
 enum TextTable {
     /// Renders rows under a header, columns padded to their widest cell; the last column is
     /// not padded. Ends with a newline.
-    static func render(header: [String], rows: [[String]]) -> String {
+    ///
+    /// - Parameters:
+    ///   - paint: decorates a body cell (e.g. with colour) after its width is measured, so escape
+    ///     codes never disturb the alignment. Gets the column index and the cell.
+    static func render(header: [String], rows: [[String]],
+                       paint: (_ column: Int, _ cell: String) -> String = { $1 }) -> String {
         let all = [header] + rows
         let columns = header.count
         var widths = [Int](repeating: 0, count: columns)
@@ -12,13 +17,14 @@ enum TextTable {
             }
         }
         var text = ""
-        for row in all {
+        for (rowIndex, row) in all.enumerated() {
             var line = ""
             for (index, cell) in row.enumerated() where index < columns {
+                let shown = rowIndex == 0 ? cell : paint(index, cell)
                 if index == columns - 1 {
-                    line += cell
+                    line += shown
                 } else {
-                    line += cell + String(repeating: " ", count: widths[index] - cell.count + 2)
+                    line += shown + String(repeating: " ", count: widths[index] - cell.count + 2)
                 }
             }
             while line.hasSuffix(" ") { line.removeLast() }

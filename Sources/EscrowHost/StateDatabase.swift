@@ -9,6 +9,9 @@ public enum AuditDurability: String, Sendable, CaseIterable {
     case processCrash = "process-crash"
     /// Also survives power loss or an OS crash (`synchronous=FULL`: an fsync per commit).
     case powerLoss = "power-loss"
+
+    /// The setting of the escrow home that holds the durability.
+    public static let settingName = "audit.durability"
 }
 
 /// The escrow's own database (`escrow.sqlite`): flows, decisions, the audit log, settings. Never
@@ -30,7 +33,7 @@ public final class StateDatabase: @unchecked Sendable {
         self.home = home
         let database = try Database(path: home.stateDatabasePath, mode: .readWrite)
         try database.execute("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON")
-        let setting = try Self.setting("audit.durability", in: database)
+        let setting = try Self.setting(AuditDurability.settingName, in: database)
         durability = setting.flatMap(AuditDurability.init(rawValue:)) ?? .processCrash
         try database.execute(durability == .powerLoss ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
         self.database = database

@@ -31,7 +31,11 @@ struct CatalogCommandTests {
         }
     }
 
-    @Test("--help shows an example", arguments: [["run"], ["import"], ["lineage"], []])
+    @Test("--help shows an example", arguments: [
+        ["run"], ["import"], ["lineage"], [], ["flows"], ["flows", "list"], ["flows", "show"], ["approve"], ["deny"],
+        ["revoke"], ["audit"], ["audit", "list"], ["audit", "show"], ["audit", "verify"], ["config"], ["config", "get"],
+        ["config", "set"],
+    ])
     func helpHasExample(_ command: [String]) throws {
         let outcome = try EscrowProcess.run(command + ["--help"])
         #expect(outcome.succeeded, "\(outcome)")

@@ -120,7 +120,7 @@ struct ImportCommandTests {
         #expect(outcome.standardOutput.isEmpty, "\(outcome)")
         #expect(outcome.standardError.contains("truncated.vcf:7:"), "\(outcome)")
 
-        let counted = try home.run(sql: "SELECT count(*) AS n FROM Contact", compute: "identity")
+        let counted = try home.runApproved(sql: "SELECT count(*) AS n FROM Contact", compute: "identity")
         #expect(counted.succeeded, "\(counted)")
         let frame = try #require(FrameJSON(counted.standardOutput), "\(counted)")
         #expect(frame.onlyRow?["n"] as? Int == before)

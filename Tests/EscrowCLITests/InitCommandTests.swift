@@ -49,10 +49,17 @@ struct InitCommandTests {
         let imported = try EscrowProcess.run(placement.arguments(home: home.path, ["import", "contacts", SampleData.contacts]))
         #expect(imported.succeeded, "\(imported)")
 
-        let counted = try EscrowProcess.run(placement.arguments(home: home.path, [
+        let run = placement.arguments(home: home.path, [
             "run", "--app", "org.example.cli-tests", "--purpose", "Count",
             "--sql", "SELECT count(*) AS n FROM Contact", "--compute", "identity", "--json",
-        ]))
+        ])
+        let pending = try EscrowProcess.run(run)
+        #expect(pending.status == 2, "\(pending)")
+        let flow = try #require(pending.pendingFlow, "\(pending)")
+        let approved = try EscrowProcess.run(placement.arguments(home: home.path, ["approve", flow]))
+        #expect(approved.succeeded, "\(approved)")
+
+        let counted = try EscrowProcess.run(run)
         #expect(counted.succeeded, "\(counted)")
         let frame = try #require(FrameJSON(counted.standardOutput), "\(counted)")
         #expect(frame.onlyRow?["n"] as? Int == (try SampleData.contactCount()))

@@ -27,7 +27,7 @@ struct RunCommandTests {
         let home = try Self.importedHome()
         defer { home.remove() }
 
-        let outcome = try home.run(sql: "SELECT givenName, familyName, phoneNumbers FROM Contact", compute: "contacts.tuples")
+        let outcome = try home.runApproved(sql: "SELECT givenName, familyName, phoneNumbers FROM Contact", compute: "contacts.tuples")
         #expect(outcome.succeeded, "\(outcome)")
         let frame = try #require(FrameJSON(outcome.standardOutput), "\(outcome)")
         #expect(frame.columns == ["givenName", "familyName", "phoneNumber"])
@@ -44,7 +44,7 @@ struct RunCommandTests {
         defer { home.remove() }
         let last = try #require(try SampleData.lastTrackPoint())
 
-        let outcome = try home.run(sql: "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1",
+        let outcome = try home.runApproved(sql: "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1",
                                    compute: "location.region")
         #expect(outcome.succeeded, "\(outcome)")
         let frame = try #require(FrameJSON(outcome.standardOutput), "\(outcome)")
@@ -64,7 +64,7 @@ struct RunCommandTests {
         let home = try Self.importedHome()
         defer { home.remove() }
 
-        let outcome = try home.run(sql: "SELECT asset FROM Photos WHERE mediaType = 'image' ORDER BY creationDate DESC",
+        let outcome = try home.runApproved(sql: "SELECT asset FROM Photos WHERE mediaType = 'image' ORDER BY creationDate DESC",
                                    compute: "identity")
         #expect(outcome.succeeded, "\(outcome)")
         let frame = try #require(FrameJSON(outcome.standardOutput), "\(outcome)")
@@ -81,7 +81,7 @@ struct RunCommandTests {
         let home = try Self.importedHome()
         defer { home.remove() }
 
-        let outcome = try home.run(sql: "SELECT mediaType, creationDate FROM Photos", compute: "photos.summary")
+        let outcome = try home.runApproved(sql: "SELECT mediaType, creationDate FROM Photos", compute: "photos.summary")
         #expect(outcome.succeeded, "\(outcome)")
         let frame = try #require(FrameJSON(outcome.standardOutput), "\(outcome)")
         #expect(frame.columns == ["month", "mediaType", "count"])
@@ -97,7 +97,7 @@ struct RunCommandTests {
         let home = try Self.importedHome()
         defer { home.remove() }
 
-        let outcome = try home.run(sql: "SELECT givenName, familyName, phoneNumbers FROM Contact",
+        let outcome = try home.runApproved(sql: "SELECT givenName, familyName, phoneNumbers FROM Contact",
                                    compute: "contacts.tuples", json: false)
         #expect(outcome.succeeded, "\(outcome)")
         let lines = outcome.outputLines.map(Array.init)

@@ -36,7 +36,7 @@ struct RunErrorTests {
         #expect(outcome.standardOutput.isEmpty, "\(outcome)")
         #expect(outcome.standardError.hasPrefix("escrow: access SQL refused:"), "\(outcome)")
 
-        let counted = try home.run(sql: "SELECT count(*) AS n FROM Contact", compute: "identity")
+        let counted = try home.runApproved(sql: "SELECT count(*) AS n FROM Contact", compute: "identity")
         let frame = try #require(FrameJSON(counted.standardOutput), "\(counted)")
         #expect(frame.onlyRow?["n"] as? Int == (try SampleData.contactCount()))
     }

@@ -30,7 +30,7 @@ extension Suite {
         let samples = try await sampler.collect(
             setUp: { () throws -> AuditFixture in
                 let scratch = try ScratchHome.initialized()
-                try StateDatabase(home: scratch.home).setSetting("audit.durability", to: durability.rawValue)
+                try StateDatabase(home: scratch.home).setSetting(AuditDurability.settingName, to: durability.rawValue)
                 let state = try StateDatabase(home: scratch.home)
                 guard state.durability == durability else { throw BenchError("durability setting not applied") }
                 let flows = FlowStore(state: state)

@@ -1,0 +1,5 @@
+import ArgumentParser
+import EscrowHost
+
+extension FlowStatus: ExpressibleByArgument {}
+extension AuditOutcome: ExpressibleByArgument {}

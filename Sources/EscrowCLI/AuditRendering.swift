@@ -1,0 +1,94 @@
+import EscrowCore
+import EscrowHost
+
+/// How the CLI shows audit entries: tables and plain words for people, JSON for programs.
+enum AuditRendering {
+    /// SEQ, TIME (UTC), FLOW, APP, FUNCTION, OUTCOME, ROWS, BYTES, MS.
+    static func table(_ entries: [AuditEntry], palette: Palette) -> String {
+        let rows = entries.map { entry in
+            [String(entry.seq), PlainWords.time(entry.time), entry.facts.flowID ?? "-", entry.facts.app,
+             entry.facts.functionID, entry.facts.outcome.rawValue, String(entry.facts.rowsRead),
+             String(entry.facts.bytesToCompute), PlainWords.milliseconds(entry.facts.durationMs)]
+        }
+        return TextTable.render(header: ["SEQ", "TIME (UTC)", "FLOW", "APP", "FUNCTION", "OUTCOME", "ROWS", "BYTES", "MS"],
+                                rows: rows) { column, cell in
+            column == 5 ? AuditOutcome(rawValue: cell).map { palette.paint(cell, outcome: $0) } ?? cell : cell
+        }
+    }
+
+    /// Every field of an entry, one labelled line each, in plain words.
+    static func text(_ entry: AuditEntry, palette: Palette) -> String {
+        let facts = entry.facts
+        var lines: [(String, String)] = [
+            ("When", "\(PlainWords.time(entry.time)) UTC (\(entry.time))"),
+            ("Dataflow", facts.flowID ?? "none (the request was refused before it became a dataflow)"),
+            ("App", facts.app),
+            ("Purpose", facts.purpose),
+            ("Function", facts.functionID),
+            ("Outcome", palette.paint(PlainWords.outcome(facts.outcome), outcome: facts.outcome)),
+            ("Reason", facts.reason ?? "none"),
+        ]
+        let reads = PlainWords.readsByTable(facts.reads)
+        lines.append(("Read", reads.first ?? "nothing"))
+        lines += reads.dropFirst().map { ("", $0) }
+        lines += [
+            ("Rows read", String(facts.rowsRead)),
+            ("Bytes to compute", String(facts.bytesToCompute)),
+            ("Where it ran", PlainWords.place(facts.destination)),
+            ("Bytes sent to server", String(facts.bytesSent)),
+            ("Bytes from server", String(facts.bytesReceived)),
+            ("Server latency", facts.serverLatencyMs.map { PlainWords.milliseconds($0) + " ms" } ?? "none (no server)"),
+            ("Duration", PlainWords.milliseconds(facts.durationMs) + " ms"),
+            ("Output SHA-256", facts.outputSHA256 ?? "none (no output went to the app)"),
+            ("Previous hash", entry.prevHash),
+            ("Hash", entry.hash),
+        ]
+        let width = lines.map(\.0.count).max() ?? 0
+        var text = palette.paint("Audit entry \(entry.seq)", .bold) + "\n"
+        for (label, value) in lines {
+            let padded = label.isEmpty ? String(repeating: " ", count: width + 1)
+                : label + ":" + String(repeating: " ", count: width - label.count)
+            text += "  \(padded)  \(value)\n"
+        }
+        return text
+    }
+
+    // MARK: JSON
+
+    /// An array of entry objects, oldest first (see docs/CLI.md).
+    static func json(_ entries: [AuditEntry]) -> String {
+        var writer = JSONWriter()
+        writer.array(entries) { writer, entry in writer.object { fields(of: entry, into: &$0) } }
+        return writer.text
+    }
+
+    /// One entry object (see docs/CLI.md).
+    static func json(_ entry: AuditEntry) -> String {
+        var writer = JSONWriter()
+        writer.object { fields(of: entry, into: &$0) }
+        return writer.text
+    }
+
+    static func fields(of entry: AuditEntry, into object: inout JSONWriter.ObjectWriter) {
+        let facts = entry.facts
+        object.field("seq", int: entry.seq)
+        object.field("time", entry.time)
+        object.field("flow", facts.flowID)
+        object.field("app", facts.app)
+        object.field("purpose", facts.purpose)
+        object.field("function", facts.functionID)
+        object.field("outcome", facts.outcome.rawValue)
+        object.field("reason", facts.reason)
+        object.field("reads", strings: facts.reads)
+        object.field("rowsRead", int: facts.rowsRead)
+        object.field("bytesToCompute", int: facts.bytesToCompute)
+        object.field("destination", facts.destination)
+        object.field("bytesSent", int: facts.bytesSent)
+        object.field("bytesReceived", int: facts.bytesReceived)
+        object.field("serverLatencyMs", double: facts.serverLatencyMs)
+        object.field("durationMs", double: facts.durationMs)
+        object.field("outputSHA256", facts.outputSHA256)
+        object.field("prevHash", entry.prevHash)
+        object.field("hash", entry.hash)
+    }
+}

@@ -1,0 +1,103 @@
+import EscrowCore
+import EscrowHost
+import Foundation
+
+extension FlowRendering {
+    /// `escrow flows show`: the dataflow in plain words, for the person who decides.
+    static func text(_ flow: FlowRecord, history: [DecisionRecord], runs: [AuditEntry], palette: Palette) -> String {
+        var text = palette.paint("Dataflow \(flow.id)", .bold) + ", " + palette.paint(PlainWords.decision(flow), status: flow.status) + "\n\n"
+        func section(_ title: String, _ lines: [String]) {
+            text += palette.paint(title, .bold) + "\n"
+            for line in lines { text += "  \(line)\n" }
+            text += "\n"
+        }
+        section("Which app", [flow.app])
+        section("Why (the app's stated purpose)", [flow.purpose])
+        section("What it reads", PlainWords.readsByTable(flow.reads))
+        section("The query (SQL)", flow.accessSQL.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+        section("Which code", code(flow))
+        section("Parameters", parameters(flow))
+        section("Where it runs", [PlainWords.place(flow.destination)])
+        section("What leaves the device", leaves(flow))
+        section("Decision", decision(flow, history: history))
+        section("Last runs", lastRuns(runs, palette: palette))
+        section("What you can do", commands(flow))
+        return String(text.dropLast())
+    }
+
+    private static func code(_ flow: FlowRecord) -> [String] {
+        var lines = ["\(flow.function.id), version \(flow.function.version)"]
+        if let registered = registered(flow) {
+            lines.append("what it does: \(registered.summary)")
+            if registered.version != flow.function.version || registered.codeDigest != flow.function.codeDigest {
+                lines.append("note: the code registered now differs; a run of it is a new dataflow")
+            }
+        } else {
+            lines.append("note: this function is no longer registered on this escrow")
+        }
+        lines.append("code digest (SHA-256): \(flow.function.codeDigest)")
+        return lines
+    }
+
+    private static func parameters(_ flow: FlowRecord) -> [String] {
+        guard let data = flow.parametersJSON.data(using: .utf8),
+              let values = try? JSONDecoder().decode([String: String].self, from: data), !values.isEmpty
+        else { return ["none"] }
+        return values.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }
+    }
+
+    private static func leaves(_ flow: FlowRecord) -> [String] {
+        var lines: [String] = []
+        if flow.destination.hasPrefix("server:") {
+            lines.append("the data it reads goes to \(PlainWords.place(flow.destination).dropFirst(3)), which the escrow controls")
+        }
+        if flow.function.id == "identity" {
+            lines.append("the data the query selects goes to the app itself, unchanged")
+            lines.append("(the identity function passes it through: approve only if you would hand it over)")
+        } else {
+            lines.append("only the output of \(flow.function.id) goes to the app,")
+            lines.append("never the data it reads")
+        }
+        return lines
+    }
+
+    private static func decision(_ flow: FlowRecord, history: [DecisionRecord]) -> [String] {
+        var lines = [PlainWords.decision(flow)]
+        if let decided = flow.decidedAt { lines[0] += " (since \(PlainWords.time(decided)) UTC)" }
+        lines.append("history:")
+        lines += history.map { decision in
+            "  \(PlainWords.time(decision.time)) UTC  \(decision.decision)" + (decision.reason.map { ": \($0)" } ?? "")
+        }
+        return lines
+    }
+
+    private static func lastRuns(_ runs: [AuditEntry], palette: Palette) -> [String] {
+        guard !runs.isEmpty else { return ["none yet"] }
+        let rows = runs.map { entry in
+            [String(entry.seq), PlainWords.time(entry.time), entry.facts.outcome.rawValue,
+             String(entry.facts.rowsRead), PlainWords.milliseconds(entry.facts.durationMs)]
+        }
+        let table = TextTable.render(header: ["SEQ", "TIME (UTC)", "OUTCOME", "ROWS", "MS"], rows: rows) { column, cell in
+            column == 2 ? AuditOutcome(rawValue: cell).map { palette.paint(cell, outcome: $0) } ?? cell : cell
+        }
+        return table.split(separator: "\n").map(String.init) + ["(details: escrow audit show SEQ)"]
+    }
+
+    private static func commands(_ flow: FlowRecord) -> [String] {
+        let id = flow.id
+        var commands: [(String, String)] = []
+        if flow.status != .approved || flow.approval != .always {
+            commands.append(("escrow approve \(id)", "allow it until you revoke it"))
+        }
+        commands.append(("escrow approve \(id) --once", "allow the next run only"))
+        commands.append(("escrow approve \(id) --until DATE", "allow it until DATE (a date: the end of that day, UTC)"))
+        if flow.status == .approved {
+            commands.append(("escrow revoke \(id)", "stop it from running again"))
+        }
+        if flow.status != .denied {
+            commands.append(("escrow deny \(id) --reason TEXT", "refuse it, telling the app why"))
+        }
+        let width = commands.map(\.0.count).max() ?? 0
+        return commands.map { $0.0 + String(repeating: " ", count: width - $0.0.count + 2) + $0.1 }
+    }
+}

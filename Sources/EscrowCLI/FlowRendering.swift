@@ -1,0 +1,87 @@
+import EscrowCore
+import EscrowFunctions
+import EscrowHost
+
+/// How the CLI shows dataflows: tables and plain words for people, JSON for programs.
+enum FlowRendering {
+    /// FLOW, STATUS, APP, FUNCTION, WHERE, READS, SINCE (UTC).
+    static func table(_ flows: [FlowRecord], palette: Palette) -> String {
+        let rows = flows.map { flow in
+            [flow.id, flow.status.rawValue, flow.app, flow.function.id, PlainWords.shortPlace(flow.destination),
+             flow.tables.joined(separator: ", "), PlainWords.time(flow.decidedAt ?? flow.createdAt)]
+        }
+        return TextTable.render(header: ["FLOW", "STATUS", "APP", "FUNCTION", "WHERE", "READS", "SINCE (UTC)"],
+                                rows: rows) { column, cell in
+            column == 1 ? FlowStatus(rawValue: cell).map { palette.paint(cell, status: $0) } ?? cell : cell
+        }
+    }
+
+    /// The registered function a flow names, when its id is still registered.
+    static func registered(_ flow: FlowRecord) -> FunctionDescriptor? {
+        EscrowFunctions.catalog.descriptors.first { $0.id == flow.function.id }
+    }
+
+    // MARK: JSON
+
+    /// An array of flow objects (see docs/CLI.md).
+    static func json(_ flows: [FlowRecord]) -> String {
+        var writer = JSONWriter()
+        writer.array(flows) { writer, flow in writer.object { object in fields(of: flow, into: &object) } }
+        return writer.text
+    }
+
+    /// One flow object with its decision history and recent runs (see docs/CLI.md).
+    static func json(_ flow: FlowRecord, history: [DecisionRecord], runs: [AuditEntry]) -> String {
+        var writer = JSONWriter()
+        writer.object { object in
+            fields(of: flow, into: &object)
+            object.field("history") { writer in
+                writer.array(history) { writer, decision in
+                    writer.object { object in
+                        object.field("time", decision.time)
+                        object.field("decision", decision.decision)
+                        object.field("reason", decision.reason)
+                    }
+                }
+            }
+            object.field("runs") { writer in
+                writer.array(runs) { writer, entry in writer.object { AuditRendering.fields(of: entry, into: &$0) } }
+            }
+        }
+        return writer.text
+    }
+
+    static func fields(of flow: FlowRecord, into object: inout JSONWriter.ObjectWriter) {
+        object.field("id", flow.id)
+        object.field("status", flow.status.rawValue)
+        object.field("app", flow.app)
+        object.field("purpose", flow.purpose)
+        object.field("sql", flow.accessSQL)
+        object.field("function") { writer in
+            writer.object { function in
+                function.field("id", flow.function.id)
+                function.field("version", int: flow.function.version)
+                function.field("digest", flow.function.codeDigest)
+                function.field("summary", registered(flow)?.summary)
+            }
+        }
+        object.field("parameters") { $0.raw(flow.parametersJSON) }
+        object.field("destination", flow.destination)
+        object.field("reads", strings: flow.reads)
+        object.field("tables", strings: flow.tables)
+        switch flow.approval {
+        case .once?: object.field("approval", "once")
+        case .always?: object.field("approval", "always")
+        case .until?: object.field("approval", "until")
+        case nil: object.field("approval", nil as String?)
+        }
+        if case .until(let seconds)? = flow.approval {
+            object.field("approvedUntil", Timestamp.format(secondsSince1970: seconds))
+        } else {
+            object.field("approvedUntil", nil as String?)
+        }
+        object.field("reason", flow.reason)
+        object.field("createdAt", flow.createdAt)
+        object.field("decidedAt", flow.decidedAt)
+    }
+}
