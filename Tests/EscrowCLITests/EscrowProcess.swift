@@ -1,3 +1,4 @@
+import EscrowTestSupport
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -38,9 +39,8 @@ struct EscrowProcess {
     /// How long a run may take before the process is killed.
     static let timeout: Duration = .seconds(60)
 
-    /// The package root, three levels above this file (`Tests/EscrowCLITests/EscrowProcess.swift`).
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The package root.
+    static let packageRoot: URL = BuiltExecutable.packageRoot
 
     /// Runs `escrow` with `arguments`; stdout and stderr are read to their end before waiting.
     ///
@@ -92,37 +92,9 @@ struct EscrowProcess {
         )
     }
 
-    /// The `escrow` executable next to the test bundle, else `<package root>/.build/debug/escrow`.
+    /// The built `escrow` executable.
     static func executable() throws -> URL {
-        var starts: [URL] = [Bundle.main.bundleURL]
-        if let first = CommandLine.arguments.first {
-            starts.append(URL(fileURLWithPath: first).deletingLastPathComponent())
-        }
-        for start in starts {
-            var folder = start.standardizedFileURL
-            while folder.path != "/" {
-                let candidate = folder.appendingPathComponent("escrow")
-                if isExecutableFile(candidate) { return candidate }
-                folder = folder.deletingLastPathComponent()
-            }
-        }
-        let fallback = packageRoot.appendingPathComponent(".build/debug/escrow")
-        if isExecutableFile(fallback) { return fallback }
-        throw MissingExecutable(searched: starts.map(\.path) + [fallback.path])
-    }
-
-    private static func isExecutableFile(_ url: URL) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
-            && !isDirectory.boolValue
-            && FileManager.default.isExecutableFile(atPath: url.path)
-    }
-
-    struct MissingExecutable: Error, CustomStringConvertible {
-        let searched: [String]
-        var description: String {
-            "no escrow executable found (looked up from \(searched.joined(separator: ", "))); run `swift build` first"
-        }
+        try BuiltExecutable.url(named: "escrow")
     }
 }
 
