@@ -15,11 +15,13 @@ let package = Package(
         .library(name: "EscrowFunctions", targets: ["EscrowFunctions"]),
         .library(name: "EscrowCore", targets: ["EscrowCore"]),
         .library(name: "EscrowStore", targets: ["EscrowStore"]),
+        .library(name: "EscrowRPC", targets: ["EscrowRPC"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -40,6 +42,11 @@ let package = Package(
             ],
             swiftSettings: strictSettings,
             plugins: ["SchemaEmbedPlugin"]
+        ),
+        .target(
+            name: "EscrowRPC",
+            dependencies: ["EscrowCore", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            swiftSettings: strictSettings
         ),
         .target(
             name: "EscrowFunctions",
@@ -76,6 +83,11 @@ let package = Package(
             name: "EscrowCrashProbe",
             dependencies: ["EscrowHost", "EscrowStore", .product(name: "Logging", package: "swift-log")],
             path: "Tests/EscrowCrashProbe",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "EscrowRPCTests",
+            dependencies: ["EscrowRPC", "EscrowCore", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "EscrowCoreTests", dependencies: ["EscrowCore"], swiftSettings: strictSettings),

@@ -8,6 +8,7 @@ packages=(
   libexif-dev         # photo import: EXIF dates and GPS
   libxml2             # GPX import (FoundationXML)
   sqlite3             # the sqlite3 shell: the audit tamper tests edit escrow.sqlite with it
+  protobuf-compiler   # protoc: Proto/generate.sh, and the test that the committed code is fresh
 )
 
 missing=()
