@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "escrow", targets: ["EscrowCLI"]),
+        .executable(name: "escrow-compute", targets: ["EscrowComputeServer"]),
         .library(name: "EscrowHost", targets: ["EscrowHost"]),
         .library(name: "EscrowFunctions", targets: ["EscrowFunctions"]),
         .library(name: "EscrowCore", targets: ["EscrowCore"]),
@@ -22,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
         .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -45,7 +48,14 @@ let package = Package(
         ),
         .target(
             name: "EscrowRPC",
-            dependencies: ["EscrowCore", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            dependencies: [
+                "EscrowCore",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(
@@ -73,6 +83,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        .executableTarget(
+            name: "EscrowComputeServer",
+            dependencies: [
+                "EscrowRPC", "EscrowFunctions", "EscrowCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "EscrowTestSupport",
             dependencies: ["EscrowCore", "EscrowStore", "EscrowHost"],

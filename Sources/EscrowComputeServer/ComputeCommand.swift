@@ -1,0 +1,83 @@
+import ArgumentParser
+import EscrowFunctions
+import EscrowRPC
+import Foundation
+import Logging
+
+/// `escrow-compute`: the escrow operator's compute server.
+@main
+struct ComputeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "escrow-compute",
+        abstract: "Run registered compute functions for escrow hosts over mutual TLS.",
+        discussion: """
+            Clients must present a certificate signed by the escrow CA (--client-ca). The server
+            prints "listening on HOST:PORT" once it accepts connections, and shuts down
+            gracefully on SIGTERM or SIGINT (running calls finish first).
+
+            Example:
+              escrow-compute --listen 0.0.0.0:7443 --cert server.pem \\
+                --key server-key.pem --client-ca ca.pem
+            """
+    )
+
+    @Option(help: ArgumentHelp("Address to listen on; port 0 picks a free port.", valueName: "HOST:PORT"))
+    var listen: String
+
+    @Option(help: ArgumentHelp("The server's certificate chain (PEM).", valueName: "FILE"))
+    var cert: String
+
+    @Option(help: ArgumentHelp("The server's private key (PEM).", valueName: "FILE"))
+    var key: String
+
+    @Option(name: .customLong("client-ca"), help: ArgumentHelp("The escrow CA client certificates must be signed by (PEM).", valueName: "FILE"))
+    var clientCA: String
+
+    @Option(name: .customLong("max-frame"), help: ArgumentHelp("Largest frame accepted, in bytes.", valueName: "BYTES"))
+    var maximumFrame = RPCLimits.defaultMaximumFrameLength
+
+    @Option(name: .customLong("max-concurrency"), help: ArgumentHelp("Compute calls running at once; more are answered OVERLOADED.", valueName: "N"))
+    var maximumConcurrency = 2 * ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(name: .customLong("server-id"), help: "The id reported in the catalog.")
+    var serverID = "escrow-compute"
+
+    @Flag(name: .shortAndLong, help: "Log connections and errors (never payloads) to standard error.")
+    var verbose = false
+
+    func validate() throws {
+        _ = try Self.hostAndPort(listen)
+        guard maximumFrame >= 1024 else { throw ValidationError("--max-frame must be at least 1024 bytes") }
+        guard maximumConcurrency >= 1 else { throw ValidationError("--max-concurrency must be at least 1") }
+    }
+
+    static func hostAndPort(_ text: String) throws -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            throw ValidationError("--listen \(text): expected HOST:PORT, e.g. 127.0.0.1:7443")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw ValidationError("--listen \(text): the host is missing") }
+        return (host, port)
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "escrow-compute") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = verbose ? .info : .warning
+        let (host, port) = try Self.hostAndPort(listen)
+        let server = ComputeServer(
+            configuration: ComputeServerConfiguration(
+                host: host, port: port, tls: TLSFiles(certificate: cert, privateKey: key, certificateAuthority: clientCA),
+                serverID: serverID, maximumFrameLength: maximumFrame, maximumConcurrency: maximumConcurrency),
+            catalog: EscrowFunctions.catalog, logger: logger)
+        do {
+            let boundPort = try await server.start()
+            FileHandle.standardOutput.write(Data("listening on \(host):\(boundPort)\n".utf8))
+        } catch {
+            FileHandle.standardError.write(Data("escrow-compute: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+        await ShutdownSignal.wait()
+        await server.shutdown()
+    }
+}

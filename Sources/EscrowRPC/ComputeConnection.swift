@@ -1,0 +1,225 @@
+import EscrowCore
+import NIOCore
+import NIOPosix
+import NIOSSL
+import SwiftProtobuf
+import Synchronization
+
+/// What a remote compute call returned, with what it cost on the wire.
+public struct RemoteComputeResult: Sendable {
+    public let output: Frame
+    /// Bytes of the request frame sent (length prefix included).
+    public let bytesSent: Int
+    /// Bytes of the response frame received.
+    public let bytesReceived: Int
+    /// Round trip, from sending the request to decoding the response.
+    public let latency: Duration
+    /// Time the server spent in the function.
+    public let computeTime: Duration
+}
+
+/// One TLS connection from an escrow host to a compute server. Several calls may be in flight at
+/// once; each is matched to its answer by request id and has its own deadline. When the
+/// connection closes, every pending call fails with `RPCError.connectionClosed`.
+///
+/// Thread safety: all methods may be called from any task.
+public final class ComputeConnection: Sendable {
+    private let channel: any Channel
+    private let handler: NIOLoopBound<ClientConnectionHandler>
+    private let nextID = Mutex<UInt64>(1)
+
+    private init(channel: any Channel, handler: NIOLoopBound<ClientConnectionHandler>) {
+        self.channel = channel
+        self.handler = handler
+    }
+
+    /// Connects, completes the TLS handshake (verifying the server's chain and `serverName`
+    /// against the CA in `tls`, presenting the client certificate).
+    ///
+    /// - Throws: `RPCError.connectionFailed` with the reason (address, TLS, certificates).
+    public static func connect(host: String, port: Int, serverName: String, tls: TLSFiles,
+                               group: any EventLoopGroup, maximumFrameLength: Int = RPCLimits.defaultMaximumFrameLength,
+                               connectTimeout: Duration = .seconds(10)) async throws -> ComputeConnection {
+        let context = try tls.clientContext()
+        let bootstrap = ClientBootstrap(group: group)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sslHandler = try NIOSSLClientHandler(context: context, serverHostname: serverName)
+                    try channel.pipeline.syncOperations.addHandler(sslHandler)
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder(maximumFrameLength: maximumFrameLength)))
+                    try channel.pipeline.syncOperations.addHandler(ClientConnectionHandler())
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(host: host, port: port).get()
+        } catch {
+            throw RPCError.connectionFailed("\(host):\(port): \(error)")
+        }
+        let handler = try await channel.eventLoop.submit {
+            NIOLoopBound(try channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self), eventLoop: channel.eventLoop)
+        }.get()
+        return ComputeConnection(channel: channel, handler: handler)
+    }
+
+    /// Says hello and returns the server's catalog. The TLS handshake completes here at the latest,
+    /// so a certificate problem surfaces as `RPCError.connectionFailed`.
+    public func hello(clientName: String, deadline: Duration = .seconds(10)) async throws -> Escrow_V1_Catalog {
+        var envelope = Escrow_V1_Envelope()
+        envelope.hello = .with {
+            $0.clientName = clientName
+            $0.protocolVersion = RPCLimits.protocolVersion
+        }
+        let reply = try await call(envelope, deadline: deadline)
+        guard case .catalog(let catalog) = reply.envelope.envelope.body else {
+            throw RPCError.invalidMessage("the server answered hello with something other than its catalog")
+        }
+        return catalog
+    }
+
+    /// Runs `function` on the server over `input`.
+    ///
+    /// - Throws: `RPCError.remote` with the server's error code, `.deadlineExceeded`,
+    ///   `.connectionClosed`, or `.invalidMessage` for an answer that cannot be decoded.
+    public func compute(_ function: FunctionDescriptor, input: Frame, parameters: ComputeParameters,
+                        deadline: Duration) async throws -> RemoteComputeResult {
+        var envelope = Escrow_V1_Envelope()
+        envelope.computeRequest = .with {
+            $0.functionID = function.id
+            $0.functionVersion = Int64(function.version)
+            $0.codeDigest = function.codeDigest
+            $0.input = Escrow_V1_Frame(input)
+            $0.parameters = parameters.values
+            $0.deadlineMs = UInt64(max(1, deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000))
+        }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let reply = try await call(envelope, deadline: deadline + .milliseconds(500))
+        guard case .computeResponse(let response) = reply.envelope.envelope.body else {
+            throw RPCError.invalidMessage("the server answered a compute request with something other than a response")
+        }
+        let output: Frame
+        do {
+            output = try Frame(response.output)
+        } catch {
+            throw RPCError.invalidMessage("the output frame: \(error)")
+        }
+        return RemoteComputeResult(output: output, bytesSent: reply.bytesSent, bytesReceived: reply.envelope.byteCount,
+                                   latency: clock.now - started, computeTime: .microseconds(Int64(response.computeMicros)))
+    }
+
+    /// Sends a ping and waits for the pong.
+    public func ping(deadline: Duration = .seconds(5)) async throws {
+        var envelope = Escrow_V1_Envelope()
+        envelope.ping = .with { $0.nonce = 42 }
+        let reply = try await call(envelope, deadline: deadline)
+        guard case .pong = reply.envelope.envelope.body else { throw RPCError.invalidMessage("no pong") }
+    }
+
+    /// Whether the connection is still open.
+    public var isActive: Bool { channel.isActive }
+
+    /// Closes the connection; pending calls fail with `RPCError.connectionClosed`.
+    public func close() async {
+        try? await channel.close()
+    }
+
+    /// Sends `envelope` with a fresh request id and waits for the envelope with the same id.
+    private func call(_ envelope: Escrow_V1_Envelope, deadline: Duration) async throws -> (envelope: ReceivedEnvelope, bytesSent: Int) {
+        let id = nextID.withLock { id -> UInt64 in
+            defer { id += 1 }
+            return id
+        }
+        var envelope = envelope
+        envelope.requestID = id
+        let frame = try envelope.frame(allocator: channel.allocator)
+        let bytesSent = frame.readableBytes
+        let channel = self.channel
+        let handler = self.handler
+        let received: ReceivedEnvelope = try await withCheckedThrowingContinuation { continuation in
+            channel.eventLoop.execute {
+                guard channel.isActive else {
+                    continuation.resume(throwing: RPCError.connectionClosed)
+                    return
+                }
+                let timeout = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(deadline.components.seconds) * 1_000_000_000
+                                                                            + deadline.components.attoseconds / 1_000_000_000)) {
+                    guard handler.value.fail(id, with: RPCError.deadlineExceeded(seconds: Double(deadline.components.seconds))) else { return }
+                    var cancel = Escrow_V1_Envelope()
+                    cancel.requestID = id
+                    cancel.cancel = Escrow_V1_Cancel()
+                    if let frame = try? cancel.frame(allocator: channel.allocator) { channel.writeAndFlush(frame, promise: nil) }
+                }
+                handler.value.register(id, continuation: continuation, timeout: timeout)
+                channel.writeAndFlush(frame).whenFailure { error in
+                    _ = handler.value.fail(id, with: RPCError.connectionFailed("\(error)"))
+                }
+            }
+        }
+        if case .error(let error) = received.envelope.body {
+            throw RPCError.remote(code: error.code, message: error.message)
+        }
+        return (received, bytesSent)
+    }
+}
+
+/// The client side of a connection: pending calls by request id (event-loop confined).
+final class ClientConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ReceivedEnvelope
+
+    private var pending: [UInt64: (continuation: CheckedContinuation<ReceivedEnvelope, any Error>, timeout: Scheduled<Void>)] = [:]
+    private var closedBecause: (any Error)?
+
+    func register(_ id: UInt64, continuation: CheckedContinuation<ReceivedEnvelope, any Error>, timeout: Scheduled<Void>) {
+        if let closedBecause {
+            timeout.cancel()
+            continuation.resume(throwing: closedBecause)
+            return
+        }
+        pending[id] = (continuation, timeout)
+    }
+
+    /// Fails the pending call `id`; false when it was no longer pending.
+    @discardableResult
+    func fail(_ id: UInt64, with error: any Error) -> Bool {
+        guard let call = pending.removeValue(forKey: id) else { return false }
+        call.timeout.cancel()
+        call.continuation.resume(throwing: error)
+        return true
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let received = unwrapInboundIn(data)
+        let id = received.envelope.requestID
+        if id == 0, case .error(let error) = received.envelope.body {
+            // An error for no call in particular: the server is closing the connection.
+            failAll(RPCError.remote(code: error.code, message: error.message))
+            return
+        }
+        guard let call = pending.removeValue(forKey: id) else { return }
+        call.timeout.cancel()
+        call.continuation.resume(returning: received)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        failAll(error is RPCError ? error : RPCError.connectionFailed("\(error)"))
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        failAll(RPCError.connectionClosed)
+        context.fireChannelInactive()
+    }
+
+    private func failAll(_ error: any Error) {
+        if closedBecause == nil { closedBecause = error }
+        let calls = pending
+        pending = [:]
+        for call in calls.values {
+            call.timeout.cancel()
+            call.continuation.resume(throwing: error)
+        }
+    }
+}
