@@ -57,31 +57,35 @@ typedef Escrow__V1__Column Column;
  * Schema-specific field access, in one place (names follow Proto/escrow.proto).
  * ------------------------------------------------------------------------------------------- */
 
-#define COLUMN_TYPE_INT64 ESCROW__V1__COLUMN__TYPE__TYPE_INT64
-#define COLUMN_TYPE_DOUBLE ESCROW__V1__COLUMN__TYPE__TYPE_DOUBLE
-#define COLUMN_TYPE_STRING ESCROW__V1__COLUMN__TYPE__TYPE_STRING
-#define COLUMN_TYPE_BYTES ESCROW__V1__COLUMN__TYPE__TYPE_BYTES
-#define COLUMN_TYPE_BOOL ESCROW__V1__COLUMN__TYPE__TYPE_BOOL
+#define COLUMN_TYPE_INT64 ESCROW__V1__COLUMN_TYPE__COLUMN_TYPE_INT64
+#define COLUMN_TYPE_DOUBLE ESCROW__V1__COLUMN_TYPE__COLUMN_TYPE_DOUBLE
+#define COLUMN_TYPE_STRING ESCROW__V1__COLUMN_TYPE__COLUMN_TYPE_STRING
+#define COLUMN_TYPE_BYTES ESCROW__V1__COLUMN_TYPE__COLUMN_TYPE_BYTES
+#define COLUMN_TYPE_BOOL ESCROW__V1__COLUMN_TYPE__COLUMN_TYPE_BOOL
 
-/* Null bitmap: bit (row % 8) of byte (row / 8), least significant bit first; a set bit marks a
-   null row; an empty bitmap means no nulls. Value arrays hold one entry per row (dense). */
-#define NULL_BIT_MEANS_NULL(bit) ((bit) != 0)
+/* Null bitmap (Column.null_bitmap): bit i set means row i is null; bit i is bit (i % 8) of byte
+   (i / 8), LSB-first; empty (no nulls) or exactly ceil(row_count / 8) bytes with the unused high
+   bits zero. Value arrays hold exactly row_count values (a null row holds a placeholder). */
 #define NULL_BITMAP_ROW1_NULL 0x02
-#define VALUES_SKIP_NULLS 0
 
-#define HELLO_FIELDS(h) do { (h)->protocol_version = 1; (h)->client_name = "escrow-interop-client"; } while (0)
-#define COMPUTE_FIELDS(r, id, fn, input) \
-    do { (r)->function_id = (char *)(id); (r)->digest = (fn)->digest; (r)->input = (input); } while (0)
-#define COMPUTE_CHECK(r, id, dg) (strcmp((r)->function_id, (id)) == 0 && strcmp((r)->digest, (dg)) == 0)
+#define PROTOCOL_VERSION 1
+#define HELLO_FIELDS(h) \
+    do { (h)->client_name = "escrow-interop-client/1"; (h)->protocol_version = PROTOCOL_VERSION; } while (0)
+#define COMPUTE_FIELDS(r, id, fn, in) \
+    do { (r)->function_id = (char *)(id); (r)->function_version = (fn)->version; \
+         (r)->code_digest = (fn)->code_digest; (r)->input = (in); } while (0)
+#define COMPUTE_CHECK(r, id, dg) \
+    (strcmp((r)->function_id, (id)) == 0 && strcmp((r)->code_digest, (dg)) == 0 && (r)->function_version == 1)
 #define COMPUTE_INPUT(r) ((r)->input)
 #define RESPONSE_OUTPUT(r) ((r)->output)
 #define RESPONSE_SET_OUTPUT(r, f) ((r)->output = (f))
 #define CATALOG_COUNT(c) ((c)->n_functions)
 #define CATALOG_AT(c, i) ((c)->functions[i])
 #define FN_ID(f) ((f)->id)
-#define FN_VERSION(f) ((f)->version)
-#define FN_DIGEST(f) ((f)->digest)
-#define FUNCTION_INFO_SET(f, i, v, d) do { (f)->id = (i); (f)->version = (v); (f)->digest = (d); } while (0)
+#define FN_VERSION(f) ((long long)(f)->version)
+#define FN_DIGEST(f) ((f)->code_digest)
+#define FUNCTION_INFO_SET(f, i, v, d) \
+    do { (f)->id = (i); (f)->version = (v); (f)->code_digest = (d); } while (0)
 #define PONG_FIELDS(pong, ping) ((pong)->nonce = (ping) ? (ping)->nonce : 0)
 #define ERROR_MESSAGE(e) ((e)->message)
 static void ERROR_CODE_STRING(const Escrow__V1__Error *e, char *buf, size_t len)
@@ -238,53 +242,58 @@ static size_t column_value_count(const Column *c)
 
 static int is_null(const Column *c, uint64_t row)
 {
-    uint64_t byte = row / 8;
-    if (c->null_bitmap.len == 0)
+    if (c->null_bitmap.len == 0 || row / 8 >= c->null_bitmap.len)
         return 0;
-    if (byte >= c->null_bitmap.len)
-        return 0;
-    return NULL_BIT_MEANS_NULL((c->null_bitmap.data[byte] >> (row % 8)) & 1u);
+    return (c->null_bitmap.data[row / 8] >> (row % 8)) & 1u;
 }
 
-/* Number of non-null rows before `row` — the value index in a sparse layout. */
-static size_t value_index(const Column *c, uint64_t row)
-{
-    if (!VALUES_SKIP_NULLS)
-        return (size_t)row;
-    {
-        size_t k = 0;
-        uint64_t r;
-        for (r = 0; r < row; r++)
-            if (!is_null(c, r))
-                k++;
-        return k;
-    }
-}
-
-/* Returns NULL when the frame is consistent, else a description of the problem. */
+/* Returns NULL when the frame follows the rules of `Frame` in escrow.proto, else a description
+   of the first problem (written into why). */
 static const char *check_frame(const Frame *f, char *why, size_t whylen)
 {
-    size_t i;
+    size_t i, j;
+    if (f->n_columns == 0 && f->row_count != 0) {
+        snprintf(why, whylen, "a frame without columns has row_count %llu",
+                 (unsigned long long)f->row_count);
+        return why;
+    }
     for (i = 0; i < f->n_columns; i++) {
         const Column *c = f->columns[i];
-        size_t have = column_value_count(c), nulls = 0, want;
-        uint64_t r;
+        size_t have = column_value_count(c);
+        size_t total = c->n_int64_values + c->n_double_values + c->n_string_values +
+                       c->n_bytes_values + c->n_bool_values;
+        uint64_t bitmap_len = (f->row_count + 7) / 8;
         if (have == SIZE_MAX) {
             snprintf(why, whylen, "column '%s' has unsupported type %d", c->name, (int)c->type);
             return why;
         }
-        if (c->null_bitmap.len != 0 && c->null_bitmap.len < (f->row_count + 7) / 8) {
-            snprintf(why, whylen, "column '%s' null bitmap has %zu bytes for %llu rows", c->name,
-                     c->null_bitmap.len, (unsigned long long)f->row_count);
+        if ((uint64_t)have != f->row_count) {
+            snprintf(why, whylen, "column '%s' has %zu values for %llu rows", c->name, have,
+                     (unsigned long long)f->row_count);
             return why;
         }
-        for (r = 0; VALUES_SKIP_NULLS && r < f->row_count; r++)
-            nulls += (size_t)is_null(c, r);
-        want = (size_t)f->row_count - nulls;
-        if (have != want) {
-            snprintf(why, whylen, "column '%s' has %zu values, expected %zu (rows %llu)", c->name,
-                     have, want, (unsigned long long)f->row_count);
+        if (total != have) {
+            snprintf(why, whylen, "column '%s' has values in an array its type does not use", c->name);
             return why;
+        }
+        if (c->null_bitmap.len != 0) {
+            unsigned used = (unsigned)(f->row_count % 8);
+            if ((uint64_t)c->null_bitmap.len != bitmap_len) {
+                snprintf(why, whylen, "column '%s' null bitmap has %zu bytes, expected %llu for %llu rows",
+                         c->name, c->null_bitmap.len, (unsigned long long)bitmap_len,
+                         (unsigned long long)f->row_count);
+                return why;
+            }
+            if (used != 0 && (c->null_bitmap.data[c->null_bitmap.len - 1] >> used) != 0) {
+                snprintf(why, whylen, "column '%s' null bitmap has bits set past the last row", c->name);
+                return why;
+            }
+        }
+        for (j = 0; j < i; j++) {
+            if (strcmp(f->columns[j]->name, c->name) == 0) {
+                snprintf(why, whylen, "column name '%s' appears twice", c->name);
+                return why;
+            }
         }
     }
     return NULL;
@@ -317,7 +326,7 @@ static void print_value(const Column *c, uint64_t row)
         fputs("NULL", stdout);
         return;
     }
-    k = value_index(c, row);
+    k = (size_t)row;
     switch (c->type) {
     case COLUMN_TYPE_INT64: printf("%lld", (long long)c->int64_values[k]); break;
     case COLUMN_TYPE_DOUBLE: printf("%.17g", c->double_values[k]); break;
@@ -372,6 +381,8 @@ static void write_all(struct conn *c, const uint8_t *p, size_t n)
         errno = 0;
         if (SSL_write_ex(c->ssl, p, n, &done) != 1 || done == 0) {
             int err = SSL_get_error(c->ssl, 0);
+            if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE)
+                fail("timed out while writing");
             if (err == SSL_ERROR_SYSCALL && errno != 0)
                 fail("write failed: %s", strerror(errno));
             fail_ssl("TLS write failed (SSL error %d)", err);
@@ -391,24 +402,26 @@ static void read_all(struct conn *c, uint8_t *p, size_t n, const char *what)
         if (SSL_read_ex(c->ssl, p + got_total, n - got_total, &got) != 1) {
             int err = SSL_get_error(c->ssl, 0);
             long vr = SSL_get_verify_result(c->ssl);
+            if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE)
+                fail("timed out while %s (%zu of %zu bytes)", what, got_total, n);
             if (err == SSL_ERROR_ZERO_RETURN)
-                fail("server closed the connection while reading %s (%zu of %zu bytes)", what,
+                fail("server closed the connection while %s (%zu of %zu bytes)", what,
                      got_total, n);
             if (err == SSL_ERROR_SYSCALL && ERR_peek_error() == 0) {
                 if (errno == EAGAIN || errno == EWOULDBLOCK)
-                    fail("timed out while reading %s", what);
+                    fail("timed out while %s", what);
                 if (errno != 0)
-                    fail("read failed while reading %s: %s", what, strerror(errno));
-                fail("connection closed without TLS close_notify while reading %s (%zu of %zu bytes)",
+                    fail("read failed while %s: %s", what, strerror(errno));
+                fail("connection closed without TLS close_notify while %s (%zu of %zu bytes)",
                      what, got_total, n);
             }
             if (vr != X509_V_OK)
-                fail_ssl("TLS failure while reading %s: %s", what,
+                fail_ssl("TLS failure while %s: %s", what,
                          X509_verify_cert_error_string(vr));
             /* In TLS 1.3 the server judges our certificate after the handshake has completed
                on our side, so a rejection (e.g. "certificate required", "unknown ca",
                "certificate expired") arrives here as an alert. */
-            fail_ssl("TLS failure while reading %s (the server may have rejected the client certificate)",
+            fail_ssl("TLS failure while %s (the server may have rejected the client certificate)",
                      what);
         }
         got_total += got;
@@ -569,6 +582,8 @@ static SSL *tls_connect(SSL_CTX *ctx, int fd, const char *server_name)
     if (SSL_connect(ssl) != 1) {
         int err = SSL_get_error(ssl, 0);
         vr = SSL_get_verify_result(ssl);
+        if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE)
+            fail("TLS handshake timed out (is this a TLS port?)");
         if (vr != X509_V_OK)
             fail_ssl("TLS handshake failed: server certificate verification failed: %s "
                      "(expected name %s)", X509_verify_cert_error_string(vr), server_name);
@@ -650,7 +665,7 @@ static int self_test(void)
     build_input_frame(&in);
     check(check_frame(&in.frame, why, sizeof why) == NULL, "input frame is consistent");
     escrow__v1__function_info__init(&fn);
-    FUNCTION_INFO_SET(&fn, "contacts.tuples", "1", "sha256:00ff");
+    FUNCTION_INFO_SET(&fn, "contacts.tuples", 1, "00ff");
     build_compute(&env, &req, &in.frame, "contacts.tuples", &fn);
     back = roundtrip(&env, &n);
     check(back != NULL, "compute: unpack");
@@ -658,8 +673,8 @@ static int self_test(void)
         const Frame *f;
         check(back->request_id == COMPUTE_ID, "compute: request_id");
         check(back->body_case == ESCROW__V1__ENVELOPE__BODY_COMPUTE_REQUEST, "compute: body case");
-        check(COMPUTE_CHECK(back->compute_request, "contacts.tuples", "sha256:00ff"),
-              "compute: function id and digest");
+        check(COMPUTE_CHECK(back->compute_request, "contacts.tuples", "00ff"),
+              "compute: function id, version and digest");
         f = COMPUTE_INPUT(back->compute_request);
         check(f != NULL && f->row_count == 1 && f->n_columns == 3, "compute: frame shape");
         for (i = 0; f && i < f->n_columns && i < 3; i++) {
@@ -695,9 +710,7 @@ static int self_test(void)
         escrow__v1__column__init(&cb); cb.name = "b"; cb.type = COLUMN_TYPE_BOOL;
         cb.n_bool_values = 3; cb.bool_values = bv;
         escrow__v1__column__init(&cy); cy.name = "y"; cy.type = COLUMN_TYPE_BYTES;
-        cy.n_bytes_values = VALUES_SKIP_NULLS ? 2 : 3; cy.bytes_values = yv;
-        if (VALUES_SKIP_NULLS)
-            yv[1] = yv[2];
+        cy.n_bytes_values = 3; cy.bytes_values = yv;
         cy.null_bitmap.len = 1; cy.null_bitmap.data = bitmap;
         fr.n_columns = 4; fr.columns = cols; fr.row_count = 3;
         check(check_frame(&fr, why, sizeof why) == NULL, "typed frame is consistent");
@@ -743,8 +756,25 @@ static int self_test(void)
     /* 5. A frame whose value count disagrees with row_count is detected. */
     {
         Frame bad = in.frame;
+        Column dup = in.cols[0], stray = in.cols[1], *cols[3];
+        int64_t one = 1;
+        uint8_t bm[2] = {0, 0};
         bad.row_count = 2;
-        check(check_frame(&bad, why, sizeof why) != NULL, "inconsistent frame is detected");
+        check(check_frame(&bad, why, sizeof why) != NULL, "row_count mismatch is detected");
+        bad = in.frame;
+        cols[0] = &in.cols[0]; cols[1] = &dup; cols[2] = &in.cols[2];
+        bad.columns = cols;
+        check(check_frame(&bad, why, sizeof why) != NULL, "duplicate column name is detected");
+        stray.n_int64_values = 1; stray.int64_values = &one;
+        cols[1] = &stray;
+        check(check_frame(&bad, why, sizeof why) != NULL, "values in an unused array are detected");
+        stray = in.cols[1];
+        stray.null_bitmap.len = 2; stray.null_bitmap.data = bm;
+        check(check_frame(&bad, why, sizeof why) != NULL, "null bitmap of the wrong length is detected");
+        stray.null_bitmap.len = 1; bm[0] = 0x02;
+        check(check_frame(&bad, why, sizeof why) != NULL, "null bit past the last row is detected");
+        bm[0] = 0x01;
+        check(check_frame(&bad, why, sizeof why) == NULL && is_null(&stray, 0), "null row 0 is accepted");
     }
 
     printf("self-test: %d passed, %d failed\n", st_passed, st_failed);
@@ -848,7 +878,7 @@ int main(int argc, char **argv)
     catalog = catalog_env->catalog;
     for (i = 0; i < CATALOG_COUNT(catalog); i++) {
         const Escrow__V1__FunctionInfo *f = CATALOG_AT(catalog, i);
-        printf("function %s %s %s\n", FN_ID(f), FN_VERSION(f), FN_DIGEST(f));
+        printf("function %s %lld %s\n", FN_ID(f), FN_VERSION(f), FN_DIGEST(f));
         if (!fn && strcmp(FN_ID(f), function_id) == 0)
             fn = f;
     }

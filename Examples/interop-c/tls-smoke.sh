@@ -48,18 +48,20 @@ EOF
 encode catalog <<'EOF'
 request_id: 1
 catalog {
-  functions { id: "contacts.tuples" version: "1.0.0" digest: "sha256:1111111111111111111111111111111111111111111111111111111111111111" }
-  functions { id: "photos.count" version: "2" digest: "sha256:2222" }
+  server_id: "compute-1"
+  functions { id: "contacts.tuples" version: 1 code_digest: "1111111111111111111111111111111111111111111111111111111111111111" summary: "Flattens contacts." }
+  functions { id: "photos.count" version: 2 code_digest: "2222" }
 }
 EOF
 encode response <<'EOF'
 request_id: 2
 compute_response {
+  compute_micros: 42
   output {
     row_count: 2
-    columns { name: "name" type: TYPE_STRING string_values: "Ada Lovelace" string_values: "tab\there" }
-    columns { name: "phones" type: TYPE_INT64 int64_values: 1 int64_values: -3 }
-    columns { name: "ok" type: TYPE_BOOL bool_values: true bool_values: false null_bitmap: "\002" }
+    columns { name: "name" type: COLUMN_TYPE_STRING string_values: "Ada Lovelace" string_values: "tab\there" }
+    columns { name: "phones" type: COLUMN_TYPE_INT64 int64_values: 1 int64_values: -3 }
+    columns { name: "ok" type: COLUMN_TYPE_BOOL bool_values: true bool_values: false null_bitmap: "\002" }
   }
 }
 EOF
@@ -107,7 +109,7 @@ start "$tmp/happy.bin" "${srv[@]}"
 if run_client 0 "${cli[@]}" --server-name localhost; then ok "handshake with client certificate, catalog, compute (exit 0)"
 else bad "happy path exited $rc: $(cat "$tmp/err")"; fi
 stop
-expected=$'function contacts.tuples 1.0.0 sha256:1111111111111111111111111111111111111111111111111111111111111111\nfunction photos.count 2 sha256:2222\ncolumns: name,phones,ok\nAda Lovelace\t1\ttrue\ntab\\there\t-3\tNULL'
+expected=$'function contacts.tuples 1 1111111111111111111111111111111111111111111111111111111111111111\nfunction photos.count 2 2222\ncolumns: name,phones,ok\nAda Lovelace\t1\ttrue\ntab\\there\t-3\tNULL'
 if [ "$(cat "$tmp/out")" = "$expected" ]; then ok "client output (catalog lines, columns, rows, escaping, null)"
 else bad "client output differs:"; diff <(echo "$expected") "$tmp/out" || true; fi
 
@@ -131,10 +133,11 @@ if [ -f "$tmp/sent1.pb" ] && decode "$tmp/sent1.pb" >"$tmp/sent1.txt" \
 else bad "first frame: $(cat "$tmp/sent1.txt" 2>/dev/null)"; fi
 if [ -f "$tmp/sent2.pb" ] && decode "$tmp/sent2.pb" >"$tmp/sent2.txt" \
     && grep -q '^request_id: 2$' "$tmp/sent2.txt" && grep -q '^compute_request {' "$tmp/sent2.txt" \
-    && grep -q 'sha256:1111111111111111111111111111111111111111111111111111111111111111' "$tmp/sent2.txt" \
+    && grep -q 'code_digest: "1111111111111111111111111111111111111111111111111111111111111111"' "$tmp/sent2.txt" \
+    && grep -q 'function_version: 1$' "$tmp/sent2.txt" && grep -q 'function_id: "contacts.tuples"' "$tmp/sent2.txt" \
     && grep -q 'string_values: "Ada"' "$tmp/sent2.txt" \
     && grep -q 'string_values: "\[{\\"label\\":\\"mobile\\",\\"value\\":\\"+1 555 0100\\"}\]"' "$tmp/sent2.txt"; then
-    ok "second frame is Envelope{request_id: 2, compute_request} with the catalog digest and the input frame"
+    ok "second frame is Envelope{request_id: 2, compute_request} with the catalog version, digest and the input frame"
 else bad "second frame: $(cat "$tmp/sent2.txt" 2>/dev/null)"; fi
 if [ -n "${VERBOSE:-}" ]; then cat "$tmp/sent1.txt" "$tmp/sent2.txt"; fi
 
