@@ -67,9 +67,10 @@ let package = Package(
         .target(
             name: "EscrowHost",
             dependencies: [
-                "CSQLite", "EscrowCore", "EscrowStore", "EscrowFunctions",
+                "CSQLite", "EscrowCore", "EscrowStore", "EscrowFunctions", "EscrowRPC",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -106,7 +107,13 @@ let package = Package(
         ),
         .testTarget(
             name: "EscrowRPCTests",
-            dependencies: ["EscrowRPC", "EscrowCore", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            dependencies: [
+                "EscrowRPC", "EscrowCore", "EscrowFunctions", "EscrowTestSupport",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "EscrowCoreTests", dependencies: ["EscrowCore"], swiftSettings: strictSettings),

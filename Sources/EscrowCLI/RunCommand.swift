@@ -39,6 +39,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("param"), help: ArgumentHelp("A parameter for compute(), NAME=VALUE (repeatable).", valueName: "NAME=VALUE"))
     var parameters: [String] = []
 
+    @Option(help: ArgumentHelp("Run compute() on this registered compute server (see `escrow servers`).", valueName: "ID"))
+    var server: String?
+
     @Flag(help: "Print the output as JSON.")
     var json = false
 
@@ -54,6 +57,7 @@ struct RunCommand: AsyncParsableCommand {
                 values[String(parameter[..<equals])] = String(parameter[parameter.index(after: equals)...])
             }
             let result = try await host.run(app: app, purpose: purpose, access: sql, compute: compute,
+                                            on: server.map(Destination.server) ?? .device,
                                             parameters: ComputeParameters(values))
             if json {
                 print(FrameRendering.json(result.output))

@@ -61,8 +61,6 @@ public struct RunResult: Sendable {
 public enum RunError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The app id or purpose is missing or malformed.
     case invalidRequest(String)
-    /// The named compute server is not registered.
-    case unknownServer(String)
     /// The access result does not have the columns the function declares.
     case inputMismatch(function: String, expects: String, problem: FrameError)
     /// compute() threw.
@@ -72,8 +70,6 @@ public enum RunError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidRequest(let reason):
             "invalid run request: \(reason)"
-        case .unknownServer(let id):
-            "unknown compute server '\(id)'; no compute servers are registered on this escrow, run on the device instead"
         case .inputMismatch(let function, let expects, let problem):
             "the access result does not fit \(function): \(problem); it expects \(expects)"
         case .computeFailed(let function, let reason):

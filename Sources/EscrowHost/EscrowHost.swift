@@ -21,6 +21,9 @@ public final class EscrowHost: Sendable {
     public let flows: FlowStore
     /// The audit log of every run attempt.
     public let audit: AuditLog
+    /// The compute servers this escrow may send data to.
+    public let servers: ServerRegistry
+    private let remote: RemoteCompute
     private let connection: Mutex<GuardedConnection>
     private let assets: AssetStore
     private let logger: Logger
@@ -28,14 +31,18 @@ public final class EscrowHost: Sendable {
     /// Opens the host over an initialised escrow home.
     ///
     /// - Throws: `StoreError` when the home is not initialised or cannot be opened.
+    /// - Parameter remoteDeadline: how long a compute server may take to answer one call.
     public init(home: EscrowHome, catalog: FunctionCatalog = EscrowFunctions.catalog,
-                policy: AccessPolicy = AccessPolicy(), logger: Logger) throws(StoreError) {
+                policy: AccessPolicy = AccessPolicy(), remoteDeadline: Duration = .seconds(30),
+                logger: Logger) throws(StoreError) {
         self.home = home
         self.catalog = catalog
         self.connection = Mutex(try GuardedConnection(home: home, policy: policy))
         let state = try StateDatabase(home: home)
         self.flows = FlowStore(state: state)
         self.audit = AuditLog(state: state)
+        self.servers = ServerRegistry(state: state)
+        self.remote = RemoteCompute(registry: servers, deadline: remoteDeadline, logger: logger)
         self.assets = AssetStore(root: home.assetsURL)
         self.logger = logger
     }
@@ -60,7 +67,11 @@ public final class EscrowHost: Sendable {
             input = try access(flow)
             facts.rowsRead = input.rowCount
             facts.bytesToCompute = input.byteCount
-            output = try await compute(flow, input: input.frame)
+            let computed = try await compute(flow, input: input.frame)
+            output = computed.output
+            facts.bytesSent = computed.bytesSent
+            facts.bytesReceived = computed.bytesReceived
+            facts.serverLatencyMs = computed.serverLatencyMs
         } catch {
             if let refusal = error as? DecisionError { facts.flowID = refusal.flow }
             facts.outcome = Self.outcome(of: error)
@@ -107,7 +118,7 @@ public final class EscrowHost: Sendable {
         }
         let function = try catalog.function(request.compute)
         try function.check(request.parameters)
-        if case .server(let id) = request.destination { throw RunError.unknownServer(id) }
+        if case .server(let id) = request.destination { _ = try servers.server(id) }
         let lineage = try lineage(of: request.access)
         return Dataflow(request: request, function: function.descriptor, lineage: lineage,
                         identity: FlowIdentity(request: request, function: function.descriptor))
@@ -152,12 +163,16 @@ public final class EscrowHost: Sendable {
         }
     }
 
-    /// Step 4: call the registered function on Ds.
-    func compute(_ flow: Dataflow, input: Frame) async throws -> Frame {
+    /// Step 4: call the registered function on Ds, here or on the flow's compute server.
+    func compute(_ flow: Dataflow, input: Frame) async throws -> ComputeOutcome {
         let function = try catalog.function(flow.function.id)
+        if case .server(let serverID) = flow.request.destination {
+            return try await remote.compute(on: serverID, function: flow.function, input: input,
+                                            parameters: flow.request.parameters)
+        }
         let context = ComputeContext(parameters: flow.request.parameters)
         do {
-            return try await function(input, context: context)
+            return ComputeOutcome(output: try await function(input, context: context))
         } catch let error as FrameError {
             throw RunError.inputMismatch(function: flow.function.id, expects: function.inputs.description, problem: error)
         } catch {

@@ -124,7 +124,7 @@ import Testing
             await #expect(throws: CatalogError.self) {
                 try await host.runApproving(app: "a.b", purpose: "p", access: sql, compute: "weather.magic")
             }
-            await #expect(throws: RunError.unknownServer("compute-1")) {
+            await #expect(throws: ServerError.unknownServer("compute-1")) {
                 try await host.runApproving(app: "a.b", purpose: "p", access: sql, compute: "location.region", on: .server("compute-1"))
             }
             await #expect(throws: RunError.self) {

@@ -1,0 +1,126 @@
+import EscrowCore
+import EscrowRPC
+import Logging
+import NIOPosix
+import Synchronization
+
+/// What a compute step produced, wherever it ran.
+struct ComputeOutcome: Sendable {
+    let output: Frame
+    var bytesSent = 0
+    var bytesReceived = 0
+    var serverLatencyMs: Double?
+}
+
+/// Sends compute calls to registered compute servers, over a pool of mutual-TLS connections (one
+/// per server, reused across runs, re-opened when closed). Before any data is sent, the server's
+/// catalog must offer the function with exactly the approved code digest.
+///
+/// Thread safety: shared by all runs of a host.
+final class RemoteCompute: Sendable {
+    private let registry: ServerRegistry
+    private let logger: Logger
+    private let deadline: Duration
+    private let connections = Mutex<[String: Pooled]>([:])
+
+    private struct Pooled: Sendable {
+        let connection: ComputeConnection
+        let catalog: [String: FunctionDescriptor]
+    }
+
+    init(registry: ServerRegistry, deadline: Duration, logger: Logger) {
+        self.registry = registry
+        self.deadline = deadline
+        self.logger = logger
+    }
+
+    /// Runs `function` on server `serverID`.
+    ///
+    /// - Throws: `ServerError.unknownServer`; `RemoteComputeError.digestMismatch` (nothing was
+    ///   sent); `RPCError` for connection, TLS, deadline and server-side failures.
+    func compute(on serverID: String, function: FunctionDescriptor, input: Frame,
+                 parameters: ComputeParameters) async throws -> ComputeOutcome {
+        let pooled = try await connection(to: serverID)
+        guard let offered = pooled.catalog[function.id] else {
+            throw RemoteComputeError.functionNotOffered(server: serverID, function: function.id)
+        }
+        guard offered.codeDigest == function.codeDigest, offered.version == function.version else {
+            throw RemoteComputeError.digestMismatch(server: serverID, function: function.id,
+                                                    approved: function.codeDigest, offered: offered.codeDigest)
+        }
+        do {
+            let result = try await pooled.connection.compute(function, input: input, parameters: parameters, deadline: deadline)
+            return ComputeOutcome(output: result.output, bytesSent: result.bytesSent, bytesReceived: result.bytesReceived,
+                                  serverLatencyMs: Double(result.latency.components.seconds) * 1000
+                                      + Double(result.latency.components.attoseconds) / 1e15)
+        } catch let error as RPCError {
+            if case .remote = error {} else { drop(serverID, pooled.connection) }
+            throw error
+        }
+    }
+
+    /// An open connection to the server, with its catalog.
+    private func connection(to serverID: String) async throws -> Pooled {
+        if let pooled = connections.withLock({ $0[serverID] }), pooled.connection.isActive { return pooled }
+        let server = try registry.server(serverID)
+        let tls = TLSFiles(certificate: registry.clientCertificate, privateKey: registry.clientKey,
+                           certificateAuthority: server.caFile)
+        var lastError: any Error = ServerError.unknownServer(serverID)
+        for address in server.addresses {
+            do {
+                let (host, port) = try ServerRegistry.split(address)
+                let connection = try await ComputeConnection.connect(host: host, port: port, serverName: server.serverName,
+                                                                     tls: tls, group: MultiThreadedEventLoopGroup.singleton)
+                let catalog = try await connection.hello(clientName: "escrow-host")
+                var functions: [String: FunctionDescriptor] = [:]
+                for info in catalog.functions {
+                    if let descriptor = try? FunctionDescriptor(info) { functions[descriptor.id] = descriptor }
+                }
+                let pooled = Pooled(connection: connection, catalog: functions)
+                let previous = connections.withLock { pool -> Pooled? in
+                    defer { pool[serverID] = pooled }
+                    return pool[serverID]
+                }
+                if let previous { await previous.connection.close() }
+                logger.info("connected to a compute server", metadata: ["server": "\(serverID)", "address": "\(address)"])
+                return pooled
+            } catch {
+                logger.info("compute server address failed", metadata: ["server": "\(serverID)", "address": "\(address)", "error": "\(error)"])
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+
+    private func drop(_ serverID: String, _ connection: ComputeConnection) {
+        connections.withLock { pool in
+            if pool[serverID]?.connection === connection { pool[serverID] = nil }
+        }
+    }
+
+    /// Closes every pooled connection.
+    func close() async {
+        let pooled = connections.withLock { pool -> [Pooled] in
+            defer { pool = [:] }
+            return Array(pool.values)
+        }
+        for entry in pooled { await entry.connection.close() }
+    }
+}
+
+/// The server cannot be given the data.
+public enum RemoteComputeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The server's catalog offers other code under the function's id than the individual approved.
+    case digestMismatch(server: String, function: String, approved: String, offered: String)
+    /// The server's catalog does not offer the function.
+    case functionNotOffered(server: String, function: String)
+
+    public var description: String {
+        switch self {
+        case .digestMismatch(let server, let function, let approved, let offered):
+            "refused to send data to compute server \(server): it runs \(function) with code digest \(offered.prefix(16))…, not the approved \(approved.prefix(16))…"
+        case .functionNotOffered(let server, let function):
+            "compute server \(server) does not offer \(function); no data was sent"
+        }
+    }
+}
