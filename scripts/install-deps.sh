@@ -9,6 +9,12 @@ packages=(
   libxml2             # GPX import (FoundationXML)
   sqlite3             # the sqlite3 shell: the audit tamper tests edit escrow.sqlite with it
   protobuf-compiler   # protoc: Proto/generate.sh, and the test that the committed code is fresh
+  protobuf-c-compiler # protoc-c: the C interop client's protobuf code
+  libprotobuf-c-dev   # the C interop client: protobuf-c
+  libssl-dev          # the C interop client: OpenSSL's libssl
+  openssl             # certs/make-dev-certs.sh (tests make their certificates at run time)
+  make                # building the C interop client
+  gcc                 # building the C interop client
 )
 
 missing=()

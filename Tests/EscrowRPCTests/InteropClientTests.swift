@@ -1,0 +1,83 @@
+import EscrowCore
+import EscrowFunctions
+import EscrowTestSupport
+import Foundation
+import Testing
+
+/// The C client (libprotobuf-c + OpenSSL, no shared code) talks to the Swift `escrow-compute`:
+/// the wire format is plain protobuf over TLS that another implementation can speak.
+@Suite struct InteropClientTests {
+    /// Builds the C client with make into a temporary folder.
+    static func buildClient() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("escrow-interop-\(UUID().uuidString)")
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/make")
+        make.arguments = ["-s", "-C", BuiltExecutable.packageRoot.appendingPathComponent("Examples/interop-c").path,
+                          "BUILD_DIR=\(folder.path)"]
+        let errors = Pipe()
+        make.standardError = errors
+        make.standardOutput = FileHandle.nullDevice
+        try make.run()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        make.waitUntilExit()
+        guard make.terminationStatus == 0 else {
+            throw FixtureError("building the C client failed (install protobuf-c-compiler libprotobuf-c-dev libssl-dev): "
+                + String(decoding: message, as: UTF8.self))
+        }
+        return folder
+    }
+
+    static func run(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    @Test func theCClientReadsTheCatalogAndMakesAComputeCall() throws {
+        let build = try Self.buildClient()
+        defer { try? FileManager.default.removeItem(at: build) }
+        let certificates = try DevCertificates()
+        defer { certificates.remove() }
+        let server = try ComputeServerFixture(certificates: certificates)
+        defer { server.stop() }
+
+        let client = build.appendingPathComponent("escrow-interop-client")
+        let result = try Self.run(client, [
+            "--host", "127.0.0.1", "--port", String(server.port), "--server-name", "compute-1",
+            "--ca", certificates.path("ca.pem"), "--cert", certificates.path("client.pem"), "--key", certificates.path("client-key.pem"),
+            "--function", "contacts.tuples",
+        ])
+        #expect(result.status == 0, "\(result.errors)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        for descriptor in EscrowFunctions.catalog.descriptors {
+            #expect(lines.contains("function \(descriptor.id) \(descriptor.version) \(descriptor.codeDigest)"))
+        }
+        #expect(lines.contains("columns: givenName,familyName,phoneNumber"))
+        #expect(lines.contains("Ada\tLovelace\t+1 555 0100"))
+    }
+
+    @Test func theCClientsErrorsAreTheServersTypedErrors() throws {
+        let build = try Self.buildClient()
+        defer { try? FileManager.default.removeItem(at: build) }
+        let certificates = try DevCertificates()
+        defer { certificates.remove() }
+        let server = try ComputeServerFixture(certificates: certificates)
+        defer { server.stop() }
+        let result = try Self.run(build.appendingPathComponent("escrow-interop-client"), [
+            "--host", "127.0.0.1", "--port", String(server.port), "--server-name", "compute-1",
+            "--ca", certificates.path("ca.pem"), "--cert", certificates.path("client.pem"), "--key", certificates.path("client-key.pem"),
+            "--function", "weather.magic",
+        ])
+        #expect(result.status != 0)
+        #expect((result.output + result.errors).contains("weather.magic"))
+    }
+}
