@@ -28,6 +28,7 @@ let package = Package(
                 .product(name: "EscrowStore", package: "Escrow"),
                 .product(name: "EscrowCore", package: "Escrow"),
                 .product(name: "EscrowFunctions", package: "Escrow"),
+                .product(name: "EscrowRPC", package: "Escrow"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -29,7 +29,7 @@ struct Suite {
     }
 
     /// The figure groups, by the key `--only` selects them with.
-    static let groups = ["contacts", "photos", "init", "import", "location", "audit"]
+    static let groups = ["contacts", "photos", "init", "import", "location", "audit", "remote"]
 
     /// Runs the groups named in `only` (all when empty), in the order of `groups`.
     func run(only: Set<String>) async throws -> [FigureResult] {
@@ -40,6 +40,7 @@ struct Suite {
             case "photos": results.append(try await loadPhotos())
             case "init": results.append(try await initializeHome())
             case "import": results.append(try await importContacts())
+            case "remote": results += try await remoteCalls()
             case "audit":
                 results.append(try await approvalAndAudit(.processCrash))
                 results.append(try await approvalAndAudit(.powerLoss))
