@@ -46,7 +46,9 @@ public final class ComputeConnection: Sendable {
             .connectTimeout(.nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let sslHandler = try NIOSSLClientHandler(context: context, serverHostname: serverName)
+                    let sslHandler = try NIOSSLClientHandler._makeSSLClientHandler(
+                        context: context, serverHostname: serverName,
+                        additionalPeerCertificateVerificationCallback: ServerNameCheck.callback(serverName: serverName))
                     try channel.pipeline.syncOperations.addHandler(sslHandler)
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder(maximumFrameLength: maximumFrameLength)))
                     try channel.pipeline.syncOperations.addHandler(ClientConnectionHandler())
@@ -141,7 +143,8 @@ public final class ComputeConnection: Sendable {
         let received: ReceivedEnvelope = try await withCheckedThrowingContinuation { continuation in
             channel.eventLoop.execute {
                 guard channel.isActive else {
-                    continuation.resume(throwing: RPCError.connectionClosed)
+                    // Say why the connection closed (a TLS failure, say) when it is known.
+                    continuation.resume(throwing: handler.value.closedBecause ?? RPCError.connectionClosed)
                     return
                 }
                 let timeout = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(deadline.components.seconds) * 1_000_000_000
@@ -170,7 +173,8 @@ final class ClientConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     typealias InboundIn = ReceivedEnvelope
 
     private var pending: [UInt64: (continuation: CheckedContinuation<ReceivedEnvelope, any Error>, timeout: Scheduled<Void>)] = [:]
-    private var closedBecause: (any Error)?
+    /// Why the connection closed, once it has.
+    private(set) var closedBecause: (any Error)?
 
     func register(_ id: UInt64, continuation: CheckedContinuation<ReceivedEnvelope, any Error>, timeout: Scheduled<Void>) {
         if let closedBecause {
