@@ -1,0 +1,62 @@
+import EscrowTestSupport
+import Foundation
+import Testing
+
+/// `escrow servers …` and `escrow run --server` against a real `escrow-compute`.
+@Suite struct ServersCommandTests {
+    static let sql = "SELECT givenName, familyName, phoneNumbers FROM Contact"
+
+    @Test func registerRunRemotelyAndRemove() throws {
+        let certificates = try DevCertificates()
+        defer { certificates.remove() }
+        let server = try ComputeServerFixture(certificates: certificates)
+        defer { server.stop() }
+        let home = ScratchHome()
+        defer { home.remove() }
+        #expect(try home.escrow("init").succeeded)
+        #expect(try home.escrow("import", "contacts", "Examples/SampleData/contacts.vcf").succeeded)
+
+        let empty = try home.escrow("servers")
+        #expect(empty.succeeded)
+        #expect(empty.standardOutput.contains("no compute servers registered"))
+
+        let noCertificate = try home.escrow("servers", "add", "compute-1", "--address", server.address,
+                                            "--ca", certificates.path("ca.pem"))
+        #expect(!noCertificate.succeeded)
+        #expect(noCertificate.standardError.contains("--client-cert"))
+
+        let added = try home.escrow("servers", "add", "compute-1", "--address", server.address,
+                                    "--ca", certificates.path("ca.pem"), "--server-name", "compute-1",
+                                    "--client-cert", certificates.path("client.pem"), "--client-key", certificates.path("client-key.pem"))
+        #expect(added.succeeded, "\(added)")
+        let again = try home.escrow("servers", "add", "compute-1", "--address", server.address, "--ca", certificates.path("ca.pem"))
+        #expect(!again.succeeded)
+        #expect(again.standardError.contains("already registered"))
+
+        let listed = try home.escrow("servers", "list", "--json")
+        let servers = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
+        #expect(servers.first?["id"] as? String == "compute-1")
+        #expect(servers.first?["addresses"] as? [String] == [server.address])
+        let key = home.url.appendingPathComponent("tls/client-key.pem").path
+        let mode = try FileManager.default.attributesOfItem(atPath: key)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+
+        let onDevice = try home.runApproved(sql: Self.sql, compute: "contacts.tuples")
+        let remote = try home.runApproved(sql: Self.sql, compute: "contacts.tuples", extra: ["--server", "compute-1"])
+        #expect(remote.succeeded, "\(remote)")
+        #expect(remote.standardOutput == onDevice.standardOutput)
+
+        let audit = try home.escrow("audit", "--json")
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(audit.standardOutput.utf8)) as? [[String: Any]])
+        let last = try #require(entries.last)
+        #expect(last["destination"] as? String == "server:compute-1")
+        #expect((last["bytesSent"] as? Int ?? 0) > 0)
+        #expect((last["bytesReceived"] as? Int ?? 0) > 0)
+
+        #expect(try home.escrow("servers", "remove", "compute-1").succeeded)
+        let gone = try home.run(sql: Self.sql, compute: "contacts.tuples", extra: ["--server", "compute-1"])
+        #expect(gone.status == 1)
+        #expect(gone.standardError.contains("unknown compute server 'compute-1'"))
+        #expect(!(try home.escrow("servers", "remove", "compute-1").succeeded))
+    }
+}
