@@ -60,9 +60,17 @@ public final class ComputeConnection: Sendable {
         } catch {
             throw RPCError.connectionFailed("\(host):\(port): \(error)")
         }
-        let handler = try await channel.eventLoop.submit {
-            NIOLoopBound(try channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self), eventLoop: channel.eventLoop)
-        }.get()
+        let handler: NIOLoopBound<ClientConnectionHandler>
+        do {
+            handler = try await channel.eventLoop.submit {
+                NIOLoopBound(try channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self), eventLoop: channel.eventLoop)
+            }.get()
+        } catch {
+            // The TLS handshake failed so fast that the pipeline is already gone (a server refusing
+            // the client certificate closes the connection right after the handshake).
+            try? await channel.close()
+            throw RPCError.connectionFailed("\(host):\(port): the connection closed during the TLS handshake")
+        }
         return ComputeConnection(channel: channel, handler: handler)
     }
 

@@ -20,8 +20,9 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     private let catalogMessage: Escrow_V1_Catalog
     private let state: ServerState
     private let logger: Logger
-    /// Running calls of this connection, by request id (event-loop confined).
-    private var running: [UInt64: Task<Void, Never>] = [:]
+    /// Running calls of this connection, by request id, until their function returns (event-loop
+    /// confined). `answered` is set when the deadline already answered the call.
+    private var running: [UInt64: (task: Task<Void, Never>, deadline: Scheduled<Void>?, answered: Bool)] = [:]
 
     init(catalog: FunctionCatalog, catalogMessage: Escrow_V1_Catalog, state: ServerState, logger: Logger) {
         self.catalog = catalog
@@ -54,7 +55,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         case .computeRequest(let request):
             start(request, id: id, context: context)
         case .cancel:
-            running[id]?.cancel()
+            running[id]?.task.cancel()
         case .catalog, .computeResponse, .error, .pong, nil:
             write(Self.error(id, .badRequest, "a client may send hello, compute_request, cancel or ping"), context: context)
         }
@@ -96,13 +97,34 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
 
         let channel = context.channel
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let state = self.state
         let reply: @Sendable (Escrow_V1_Envelope) -> Void = { envelope in
-            channel.eventLoop.execute { handler.value.finished(id, reply: envelope, channel: channel) }
+            channel.eventLoop.execute { handler.value.finished(id, reply: envelope, channel: channel, state: state) }
         }
         let call = Call(function: function, input: input, parameters: ComputeParameters(request.parameters),
-                        deadline: request.deadlineMs > 0 ? .milliseconds(Int64(clamping: request.deadlineMs)) : nil,
                         id: id, functionID: request.functionID)
-        running[id] = Self.launch(call, state: state, reply: reply)
+        let task = Self.launch(call, reply: reply)
+        // The deadline runs on the event loop, not in the task pool: CPU-bound calls filling the
+        // pool cannot delay it. When it fires first, the caller gets DEADLINE_EXCEEDED at once and
+        // the function is told to stop; the call still counts as running until it returns.
+        let deadline: Scheduled<Void>? = request.deadlineMs == 0 ? nil : context.eventLoop.scheduleTask(
+            in: .milliseconds(Int64(clamping: request.deadlineMs))
+        ) {
+            handler.value.expire(id, after: request.deadlineMs, functionID: request.functionID, channel: channel)
+        }
+        running[id] = (task, deadline, false)
+    }
+
+    /// A call's deadline passed before its reply (on the event loop).
+    private func expire(_ id: UInt64, after milliseconds: UInt64, functionID: String, channel: any Channel) {
+        guard let call = running[id], !call.answered else { return }
+        running[id]?.answered = true
+        call.task.cancel()
+        let reply = Self.error(id, .deadlineExceeded, "the call did not finish within its deadline of \(milliseconds) ms",
+                               function: functionID)
+        if channel.isActive, let frame = try? reply.frame(allocator: channel.allocator) {
+            channel.writeAndFlush(frame, promise: nil)
+        }
     }
 
     /// One admitted compute call.
@@ -110,44 +132,47 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         let function: RegisteredFunction
         let input: Frame
         let parameters: ComputeParameters
-        let deadline: Duration?
         let id: UInt64
         let functionID: String
     }
 
-    private static func launch(_ call: Call, state: ServerState, reply: @escaping @Sendable (Escrow_V1_Envelope) -> Void) -> Task<Void, Never> {
+    private static func launch(_ call: Call, reply: @escaping @Sendable (Escrow_V1_Envelope) -> Void) -> Task<Void, Never> {
         Task {
             let envelope = await compute(call.function, input: call.input, parameters: call.parameters,
-                                         deadline: call.deadline, id: call.id, functionID: call.functionID)
-            state.finished()
+                                         id: call.id, functionID: call.functionID)
             reply(envelope)
         }
     }
 
-    /// A call's reply is ready (on the event loop).
-    private func finished(_ id: UInt64, reply: Escrow_V1_Envelope, channel: any Channel) {
-        running.removeValue(forKey: id)
-        guard channel.isActive else { return }
+    /// A call's reply is ready (on the event loop). The call counts as running until its reply
+    /// is written, so a graceful shutdown never closes a connection under an unsent reply.
+    private func finished(_ id: UInt64, reply: Escrow_V1_Envelope, channel: any Channel, state: ServerState) {
+        let call = running.removeValue(forKey: id)
+        guard let call, !call.answered else {
+            // Already answered: its deadline passed.
+            state.finished()
+            return
+        }
+        call.deadline?.cancel()
+        guard channel.isActive else {
+            state.finished()
+            return
+        }
         do {
-            channel.writeAndFlush(try reply.frame(allocator: channel.allocator), promise: nil)
+            channel.writeAndFlush(try reply.frame(allocator: channel.allocator)).whenComplete { _ in state.finished() }
         } catch {
+            state.finished()
             logger.error("cannot encode a reply", metadata: ["error": "\(error)"])
         }
     }
 
-    /// Runs the function with its deadline; the reply is a response or a typed error.
+    /// Runs the function; the reply is a response or a typed error.
     private static func compute(_ function: RegisteredFunction, input: Frame, parameters: ComputeParameters,
-                                deadline: Duration?, id: UInt64, functionID: String) async -> Escrow_V1_Envelope {
+                                id: UInt64, functionID: String) async -> Escrow_V1_Envelope {
         let clock = ContinuousClock()
         let started = clock.now
-        let work = Task { try await function(input, context: ComputeContext(parameters: parameters)) }
-        let outcome: Result<Frame, any Error> = await withTaskCancellationHandler {
-            await FirstOf.result(work, deadline: deadline)
-        } onCancel: {
-            work.cancel()
-        }
-        switch outcome {
-        case .success(let output):
+        do {
+            let output = try await function(input, context: ComputeContext(parameters: parameters))
             var reply = Escrow_V1_Envelope()
             reply.requestID = id
             reply.computeResponse = .with {
@@ -155,17 +180,14 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
                 $0.computeMicros = UInt64(max(0, (clock.now - started).microseconds))
             }
             return reply
-        case .failure(let error as RPCError):
-            if case .deadlineExceeded = error { return Self.error(id, .deadlineExceeded, "\(error)", function: functionID) }
-            return Self.error(id, .functionFailed, "\(error)", function: functionID)
-        case .failure(is CancellationError):
+        } catch is CancellationError {
             return Self.error(id, .cancelled, "the call was cancelled", function: functionID)
-        case .failure(let error as FrameError):
+        } catch let error as FrameError {
             return Self.error(id, .inputMismatch, "\(error)", function: functionID)
-        case .failure(let error as ComputeError):
+        } catch let error as ComputeError {
             if case .invalidParameter = error { return Self.error(id, .badRequest, "\(error)", function: functionID) }
             return Self.error(id, .functionFailed, "\(error)", function: functionID)
-        case .failure(let error):
+        } catch {
             return Self.error(id, .functionFailed, "\(error)", function: functionID)
         }
     }
@@ -208,42 +230,11 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        for task in running.values { task.cancel() }
+        for call in running.values {
+            call.task.cancel()
+            call.deadline?.cancel()
+        }
         context.fireChannelInactive()
-    }
-}
-
-/// The result of a task, or a deadline error when the deadline comes first (without waiting for a
-/// function that does not stop when cancelled).
-enum FirstOf {
-    static func result(_ work: Task<Frame, any Error>, deadline: Duration?) async -> Result<Frame, any Error> {
-        guard let deadline else { return await work.result }
-        return await withCheckedContinuation { continuation in
-            let once = ResumeOnce(continuation)
-            Task { once.resume(await work.result) }
-            Task {
-                try? await Task.sleep(for: deadline)
-                work.cancel()
-                once.resume(.failure(RPCError.deadlineExceeded(seconds: Double(deadline.components.seconds)
-                    + Double(deadline.components.attoseconds) / 1e18)))
-            }
-        }
-    }
-
-    /// Resumes a continuation with the first result it is given; later ones are ignored.
-    private final class ResumeOnce: Sendable {
-        private let continuation: Mutex<CheckedContinuation<Result<Frame, any Error>, Never>?>
-
-        init(_ continuation: CheckedContinuation<Result<Frame, any Error>, Never>) {
-            self.continuation = Mutex(continuation)
-        }
-
-        func resume(_ result: Result<Frame, any Error>) {
-            continuation.withLock { pending in
-                pending?.resume(returning: result)
-                pending = nil
-            }
-        }
     }
 }
 

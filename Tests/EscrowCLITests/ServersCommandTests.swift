@@ -29,9 +29,13 @@ import Testing
                                     "--ca", certificates.path("ca.pem"), "--server-name", "compute-1",
                                     "--client-cert", certificates.path("client.pem"), "--client-key", certificates.path("client-key.pem"))
         #expect(added.succeeded, "\(added)")
-        let again = try home.escrow("servers", "add", "compute-1", "--address", server.address, "--ca", certificates.path("ca.pem"))
+        let again = try home.escrow("servers", "add", "compute-1", "--address", server.address, "--ca", certificates.path("ca.pem"),
+                                    "--server-name", "compute-1")
         #expect(!again.succeeded)
         #expect(again.standardError.contains("already registered"))
+        let ipOnly = try home.escrow("servers", "add", "compute-2", "--address", server.address, "--ca", certificates.path("ca.pem"))
+        #expect(!ipOnly.succeeded)
+        #expect(ipOnly.standardError.contains("--server-name"))
 
         let listed = try home.escrow("servers", "list", "--json")
         let servers = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])

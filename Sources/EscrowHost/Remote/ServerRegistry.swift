@@ -21,6 +21,7 @@ public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidAddress(String)
     case unreadableFile(String)
     case missingClientCertificate(String)
+    case serverNameNeeded(String)
 
     public var description: String {
         switch self {
@@ -32,6 +33,8 @@ public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
             "'\(address)' is not HOST:PORT"
         case .unreadableFile(let path):
             "cannot read \(path)"
+        case .serverNameNeeded(let address):
+            "\(address) is an IP address; give --server-name, the DNS name in the server's certificate (the escrow checks the server by name)"
         case .missingClientCertificate(let folder):
             "this escrow has no client certificate in \(folder); pass --client-cert FILE --client-key FILE to `escrow servers add`"
         }
@@ -72,13 +75,16 @@ public struct ServerRegistry: Sendable {
             throw ServerError.missingClientCertificate(tlsFolder.path)
         }
         let caCopy = tlsFolder.appendingPathComponent("server-\(id)-ca.pem").path
-        let defaultName = try Self.split(addresses[0]).host
+        let firstHost = try Self.split(addresses[0]).host
+        guard let name = serverName ?? (Self.isIPAddress(firstHost) ? nil : firstHost) else {
+            throw ServerError.serverNameNeeded(firstHost)
+        }
         return try state.write { database in
             let existing = try database.prepare("SELECT 1 FROM Server WHERE id = ?")
             try existing.bind(.text(id), at: 1)
             if try existing.step() { throw ServerError.alreadyRegistered(id) }
             try Self.install(caFile, at: caCopy)
-            let record = ServerRecord(id: id, addresses: addresses, caFile: caCopy, serverName: serverName ?? defaultName,
+            let record = ServerRecord(id: id, addresses: addresses, caFile: caCopy, serverName: name,
                                       addedAt: StateDatabase.now().text)
             try database.prepare("INSERT INTO Server (id, addresses, caFile, serverName, addedAt) VALUES (?, ?, ?, ?, ?)")
                 .run([.text(record.id), .text(JSONStrings.encode(addresses)), .text(record.caFile), .text(record.serverName),
@@ -130,6 +136,11 @@ public struct ServerRegistry: Sendable {
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty else { throw .invalidAddress(address) }
         return (host, port)
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 literal.
+    static func isIPAddress(_ host: String) -> Bool {
+        host.contains(":") || (host.split(separator: ".").count == 4 && host.split(separator: ".").allSatisfy { UInt8($0) != nil })
     }
 
     private static func install(_ source: String, at destination: String) throws {

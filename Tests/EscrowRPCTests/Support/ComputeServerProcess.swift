@@ -1,0 +1,130 @@
+import EscrowRPC
+import EscrowTestSupport
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `escrow-compute` process listening on 127.0.0.1, for end-to-end tests.
+///
+/// `start` waits for the "listening on HOST:PORT" line and reads the port from it. Stop the
+/// process with `terminate()` (SIGTERM: graceful) or `kill()` (SIGKILL); `deinit` kills it if it
+/// is still running, so a failing test never leaves a server behind, but tests should still call
+/// `kill()` in a `defer`.
+///
+/// Thread safety: all methods may be called from any task.
+final class ComputeServerProcess: Sendable {
+    let port: Int
+    private let process: Process
+    private let errorLog: URL
+
+    private init(process: Process, port: Int, errorLog: URL) {
+        self.process = process
+        self.port = port
+        self.errorLog = errorLog
+    }
+
+    /// Starts `escrow-compute --listen 127.0.0.1:0` with the certificates' server files and
+    /// `extraArguments` (e.g. `["--max-frame", "65536"]`).
+    ///
+    /// - Throws: `StartFailed` when the process exits or prints nothing within `timeout`.
+    static func start(certificates: TestCertificates, extraArguments: [String] = [],
+                      timeout: Duration = .seconds(20)) async throws -> ComputeServerProcess {
+        let executable = try BuiltExecutable.url(named: "escrow-compute")
+        let process = Process()
+        process.executableURL = executable
+        let tls = certificates.server
+        process.arguments = ["--listen", "127.0.0.1:0", "--cert", tls.certificate, "--key", tls.privateKey,
+                             "--client-ca", tls.certificateAuthority] + extraArguments
+        let output = Pipe()
+        process.standardOutput = output
+        let errorLog = certificates.folder.appendingPathComponent("escrow-compute-\(UUID().uuidString).log")
+        guard FileManager.default.createFile(atPath: errorLog.path, contents: nil) else {
+            throw StartFailed(stdout: "", stderr: "cannot create \(errorLog.path)")
+        }
+        let errorHandle = try FileHandle(forWritingTo: errorLog)
+        defer { try? errorHandle.close() }
+        process.standardError = errorHandle
+
+        let printed = PrintedText()
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+            } else {
+                printed.append(data)
+            }
+        }
+        try process.run()
+
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            if let port = Self.port(in: printed.text) {
+                return ComputeServerProcess(process: process, port: port, errorLog: errorLog)
+            }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let errors = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+        throw StartFailed(stdout: printed.text, stderr: errors)
+    }
+
+    /// The port of a "listening on HOST:PORT" line.
+    private static func port(in text: String) -> Int? {
+        for line in text.split(separator: "\n") where line.hasPrefix("listening on ") {
+            if let colon = line.lastIndex(of: ":"), let port = Int(line[line.index(after: colon)...]) { return port }
+        }
+        return nil
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// Sends SIGTERM: the server drains its running calls and exits.
+    func terminate() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGTERM) }
+    }
+
+    /// Sends SIGKILL and waits for the process to go.
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Waits for the process to exit.
+    ///
+    /// - Returns: its exit status, or nil when it is still running after `timeout` or died of a
+    ///   signal.
+    func waitForExit(timeout: Duration) async throws -> Int32? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while process.isRunning, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        guard !process.isRunning, process.terminationReason == .exit else { return nil }
+        return process.terminationStatus
+    }
+
+    /// What the server wrote to standard error so far (warnings and errors; never payloads).
+    var standardError: String { (try? String(contentsOf: errorLog, encoding: .utf8)) ?? "" }
+
+    deinit {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// What the process printed on standard output so far.
+    private final class PrintedText: Sendable {
+        private let bytes = Mutex<[UInt8]>([])
+        func append(_ data: Data) { bytes.withLock { $0.append(contentsOf: data) } }
+        var text: String { bytes.withLock { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    struct StartFailed: Error, CustomStringConvertible {
+        let stdout: String
+        let stderr: String
+        var description: String { "escrow-compute did not start; stdout: \(stdout) stderr: \(stderr)" }
+    }
+}
