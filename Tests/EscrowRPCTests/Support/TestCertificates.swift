@@ -24,27 +24,10 @@ struct TestCertificates: Sendable {
         return current
     }
 
-    /// Runs the script into a fresh temporary folder.
-    ///
-    /// - Throws: `ScriptFailed` with the script's output when it exits non-zero.
+    /// Makes them in a fresh temporary folder (EscrowTestSupport's `DevCertificates`, with the
+    /// negative-test certificates).
     static func generate() throws -> TestCertificates {
-        let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("escrow-rpc-certs-\(UUID().uuidString)", isDirectory: true)
-        let script = BuiltExecutable.packageRoot.appendingPathComponent("certs/make-dev-certs.sh")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script.path, folder.path, "--negative", "--quiet"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            try? FileManager.default.removeItem(at: folder)
-            throw ScriptFailed(status: process.terminationStatus, output: text)
-        }
-        return TestCertificates(folder: folder)
+        TestCertificates(folder: try DevCertificates(negative: true).folder)
     }
 
     /// Removes the folder and every key in it.
@@ -70,12 +53,6 @@ struct TestCertificates: Sendable {
 
     struct Missing: Error, CustomStringConvertible {
         var description: String { "no test certificates: add the .devCertificates trait to the suite" }
-    }
-
-    struct ScriptFailed: Error, CustomStringConvertible {
-        let status: Int32
-        let output: String
-        var description: String { "make-dev-certs.sh exited \(status): \(output)" }
     }
 }
 
