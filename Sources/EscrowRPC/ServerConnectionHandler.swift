@@ -23,6 +23,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     /// Running calls of this connection, by request id, until their function returns (event-loop
     /// confined). `answered` is set when the deadline already answered the call.
     private var running: [UInt64: (task: Task<Void, Never>, deadline: Scheduled<Void>?, answered: Bool)] = [:]
+    /// Whether the client has said hello (its first message must be a Hello).
+    private var greeted = false
 
     init(catalog: FunctionCatalog, catalogMessage: Escrow_V1_Catalog, state: ServerState, logger: Logger) {
         self.catalog = catalog
@@ -42,7 +44,13 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         let envelope = unwrapInboundIn(data).envelope
         let id = envelope.requestID
         switch envelope.body {
-        case .hello:
+        case .hello(let hello):
+            guard hello.protocolVersion == RPCLimits.protocolVersion else {
+                writeThenClose(Self.error(id, .badRequest, "this server speaks protocol version \(RPCLimits.protocolVersion), not \(hello.protocolVersion)"),
+                               context: context)
+                return
+            }
+            greeted = true
             var reply = Escrow_V1_Envelope()
             reply.requestID = id
             reply.catalog = catalogMessage
@@ -53,6 +61,10 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
             reply.pong = .with { $0.nonce = ping.nonce }
             write(reply, context: context)
         case .computeRequest(let request):
+            guard greeted else {
+                write(Self.error(id, .badRequest, "send a Hello first", function: request.functionID), context: context)
+                return
+            }
             start(request, id: id, context: context)
         case .cancel:
             running[id]?.task.cancel()
@@ -209,6 +221,15 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         } catch {
             logger.error("cannot encode a reply", metadata: ["error": "\(error)"])
         }
+    }
+
+    private func writeThenClose(_ envelope: Escrow_V1_Envelope, context: ChannelHandlerContext) {
+        let channel = context.channel
+        guard let frame = try? envelope.frame(allocator: channel.allocator) else {
+            context.close(promise: nil)
+            return
+        }
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -160,6 +160,31 @@ struct ComputeServerHostileClientTests {
 
     // MARK: - Calls the server refuses; the connection stays open
 
+    @Test func aComputeRequestBeforeHelloIsBadRequest() async throws {
+        try await withServer { server, _ in
+            let client = try await RawTLSClient.connect(port: server.port, security: .tls(certificates.client))
+            let input = try Frame(columns: [Column(name: "x", values: .int64([1]))])
+            try await client.send(RemoteEnvelopes.compute(id: 7, try RemoteFixtures.descriptor("identity"), input: input))
+            let reply = try await client.nextEnvelope(timeout: .seconds(5))
+            #expect(reply?.requestID == 7)
+            #expect(reply?.error.code == .badRequest)
+            #expect(reply?.error.message.contains("Hello") == true)
+            await client.close()
+        }
+    }
+
+    @Test func anotherProtocolVersionIsBadRequestThenClose() async throws {
+        try await withServer { server, _ in
+            let client = try await RawTLSClient.connect(port: server.port, security: .tls(certificates.client))
+            var hello = RemoteEnvelopes.hello(id: 1)
+            hello.hello.protocolVersion = 99
+            try await client.send(hello)
+            let reply = try await client.nextEnvelope(timeout: .seconds(5))
+            #expect(reply?.error.code == .badRequest)
+            #expect(try await client.waitUntilClosed(timeout: .seconds(5)))
+        }
+    }
+
     @Test func anUnknownFunctionKeepsTheConnection() async throws {
         try await withServer { server, good in
             let unknown = FunctionDescriptor(id: "no.such.function", version: 1, codeDigest: String(repeating: "0", count: 64), summary: "")

@@ -14,12 +14,19 @@ enum RemoteFixtures {
     }
 
     /// A connection from a well-behaved client presenting `files` (the escrow client
-    /// certificate by default).
+    /// certificate by default), which has said hello as the protocol requires.
     static func connect(to server: ComputeServerProcess, files: TLSFiles? = nil,
                         serverName: String = "localhost") async throws -> ComputeConnection {
         let files = try files ?? TestCertificates.forCurrentSuite().client
-        return try await ComputeConnection.connect(host: "127.0.0.1", port: server.port, serverName: serverName,
-                                                   tls: files, group: MultiThreadedEventLoopGroup.singleton)
+        let connection = try await ComputeConnection.connect(host: "127.0.0.1", port: server.port, serverName: serverName,
+                                                             tls: files, group: MultiThreadedEventLoopGroup.singleton)
+        do {
+            _ = try await connection.hello(clientName: "rpc-tests")
+        } catch {
+            await connection.close()
+            throw error
+        }
+        return connection
     }
 
     /// Runs `body` with a connection (see `connect`) and closes it afterwards, also when `body`
