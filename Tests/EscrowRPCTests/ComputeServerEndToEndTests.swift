@@ -186,6 +186,34 @@ struct ComputeServerEndToEndTests {
         return runningAtSignal
     }
 
+    @Test func aCancelledCallGetsExactlyOneReplyAndTheConnectionGoesOn() async throws {
+        let server = try await ComputeServerProcess.start(certificates: certificates)
+        defer { server.kill() }
+        let tuples = try RemoteFixtures.descriptor("contacts.tuples")
+        let client = try await RawTLSClient.connect(port: server.port, security: .tls(certificates.client))
+        var cancel = Escrow_V1_Envelope()
+        cancel.requestID = 2
+        cancel.cancel = Escrow_V1_Cancel()
+        try await client.send(RemoteEnvelopes.hello(id: 1), RemoteEnvelopes.compute(id: 2, tuples, input: try RemoteFixtures.slowContacts()),
+                              cancel, RemoteEnvelopes.ping(id: 3))
+        var replies: [UInt64: [Escrow_V1_Envelope]] = [:]
+        while replies[3] == nil || replies[2] == nil {
+            guard let reply = try await client.nextEnvelope(timeout: .seconds(30)) else { break }
+            replies[reply.requestID, default: []].append(reply)
+        }
+        // The call either stopped (CANCELLED) or had finished first (its response): one reply.
+        let answers = replies[2] ?? []
+        #expect(answers.count == 1)
+        if case .error(let error)? = answers.first?.body { #expect(error.code == .cancelled) }
+        // A cancel for a call that is not running is ignored; the connection keeps serving.
+        var stray = Escrow_V1_Envelope()
+        stray.requestID = 99
+        stray.cancel = Escrow_V1_Cancel()
+        try await client.send(stray, RemoteEnvelopes.ping(id: 4))
+        #expect(try await client.nextEnvelope(timeout: .seconds(10))?.requestID == 4)
+        await client.close()
+    }
+
     @Test func sigkillFailsThePendingCallWellWithinItsDeadline() async throws {
         let server = try await ComputeServerProcess.start(certificates: certificates)
         defer { server.kill() }
