@@ -6,11 +6,11 @@ import Testing
 @Suite struct ServersCommandTests {
     static let sql = "SELECT givenName, familyName, phoneNumbers FROM Contact"
 
-    @Test func registerRunRemotelyAndRemove() throws {
+    @Test func registerRunRemotelyAndRemove() async throws {
         let certificates = try DevCertificates()
         defer { certificates.remove() }
-        let server = try ComputeServerFixture(certificates: certificates)
-        defer { server.stop() }
+        let server = try await ComputeServerProcess.start(certificates: certificates)
+        defer { server.kill() }
         let home = ScratchHome()
         defer { home.remove() }
         #expect(try home.escrow("init").succeeded)

@@ -13,7 +13,7 @@ import Testing
     let logger = Logger(label: "test")
     static let contactsSQL = "SELECT givenName, familyName, phoneNumbers FROM Contact"
 
-    func register(_ host: EscrowHost, _ server: ComputeServerFixture, _ certificates: DevCertificates) throws {
+    func register(_ host: EscrowHost, _ server: ComputeServerProcess, _ certificates: DevCertificates) throws {
         try host.servers.add(id: "compute-1", addresses: [server.address], caFile: certificates.path("ca.pem"),
                              serverName: "compute-1", clientCertificate: certificates.path("client.pem"),
                              clientKey: certificates.path("client-key.pem"))
@@ -22,8 +22,8 @@ import Testing
     @Test func remoteRunGivesTheDeviceOutputAndIsAuditedWithItsBytes() async throws {
         let certificates = try DevCertificates()
         defer { certificates.remove() }
-        let server = try ComputeServerFixture(certificates: certificates)
-        defer { server.stop() }
+        let server = try await ComputeServerProcess.start(certificates: certificates)
+        defer { server.kill() }
         try await TemporaryHome.with { temporary in
             try temporary.seed()
             let host = try EscrowHost(home: temporary.home, logger: logger)
@@ -47,8 +47,8 @@ import Testing
     func sixteenKilobyteImagesGoThroughOneCall(count: Int) async throws {
         let certificates = try DevCertificates()
         defer { certificates.remove() }
-        let server = try ComputeServerFixture(certificates: certificates)
-        defer { server.stop() }
+        let server = try await ComputeServerProcess.start(certificates: certificates)
+        defer { server.kill() }
         try await TemporaryHome.with { temporary in
             let folder = temporary.url.appendingPathComponent("photos", isDirectory: true)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -74,8 +74,8 @@ import Testing
     @Test func aServerOfferingOtherCodeGetsNoData() async throws {
         let certificates = try DevCertificates()
         defer { certificates.remove() }
-        let server = try ComputeServerFixture(certificates: certificates)
-        defer { server.stop() }
+        let server = try await ComputeServerProcess.start(certificates: certificates)
+        defer { server.kill() }
         try await TemporaryHome.with { temporary in
             try temporary.seed()
             // The host's reviewed copy of `test.count`… the server offers only the shipped catalog, so
@@ -108,7 +108,7 @@ import Testing
     @Test func aKilledServerIsAClearErrorWithinTheDeadlineAndAudited() async throws {
         let certificates = try DevCertificates()
         defer { certificates.remove() }
-        let server = try ComputeServerFixture(certificates: certificates)
+        let server = try await ComputeServerProcess.start(certificates: certificates)
         try await TemporaryHome.with { temporary in
             try temporary.seed()
             let host = try EscrowHost(home: temporary.home, remoteDeadline: .seconds(5), logger: logger)

@@ -1,5 +1,6 @@
 import EscrowCore
 import EscrowFunctions
+import EscrowTestSupport
 import Foundation
 import Testing
 

@@ -42,13 +42,13 @@ import Testing
         return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
 
-    @Test func theCClientReadsTheCatalogAndMakesAComputeCall() throws {
+    @Test func theCClientReadsTheCatalogAndMakesAComputeCall() async throws {
         let build = try Self.buildClient()
         defer { try? FileManager.default.removeItem(at: build) }
         let certificates = try DevCertificates()
         defer { certificates.remove() }
-        let server = try ComputeServerFixture(certificates: certificates)
-        defer { server.stop() }
+        let server = try await ComputeServerProcess.start(certificates: certificates)
+        defer { server.kill() }
 
         let client = build.appendingPathComponent("escrow-interop-client")
         let result = try Self.run(client, [
@@ -65,13 +65,13 @@ import Testing
         #expect(lines.contains("Ada\tLovelace\t+1 555 0100"))
     }
 
-    @Test func theCClientsErrorsAreTheServersTypedErrors() throws {
+    @Test func theCClientsErrorsAreTheServersTypedErrors() async throws {
         let build = try Self.buildClient()
         defer { try? FileManager.default.removeItem(at: build) }
         let certificates = try DevCertificates()
         defer { certificates.remove() }
-        let server = try ComputeServerFixture(certificates: certificates)
-        defer { server.stop() }
+        let server = try await ComputeServerProcess.start(certificates: certificates)
+        defer { server.kill() }
         let result = try Self.run(build.appendingPathComponent("escrow-interop-client"), [
             "--host", "127.0.0.1", "--port", String(server.port), "--server-name", "compute-1",
             "--ca", certificates.path("ca.pem"), "--cert", certificates.path("client.pem"), "--key", certificates.path("client-key.pem"),

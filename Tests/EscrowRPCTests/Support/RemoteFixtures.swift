@@ -1,6 +1,7 @@
 import EscrowCore
 import EscrowFunctions
 import EscrowRPC
+import EscrowTestSupport
 import Foundation
 import NIOPosix
 import SwiftProtobuf

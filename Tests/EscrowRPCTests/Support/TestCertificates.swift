@@ -72,3 +72,11 @@ extension Trait where Self == DevCertificatesTrait {
     /// Certificates made at test time with `certs/make-dev-certs.sh`, shared by the suite's tests.
     static var devCertificates: Self { Self() }
 }
+
+extension ComputeServerProcess {
+    /// Starts `escrow-compute` with the suite's certificates.
+    static func start(certificates: TestCertificates, extraArguments: [String] = [],
+                      timeout: Duration = .seconds(20)) async throws -> ComputeServerProcess {
+        try await start(certificates: DevCertificates(folder: certificates.folder), extraArguments: extraArguments, timeout: timeout)
+    }
+}

@@ -1,5 +1,3 @@
-import EscrowRPC
-import EscrowTestSupport
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -14,8 +12,8 @@ import Glibc
 /// `kill()` in a `defer`.
 ///
 /// Thread safety: all methods may be called from any task.
-final class ComputeServerProcess: Sendable {
-    let port: Int
+public final class ComputeServerProcess: Sendable {
+    public let port: Int
     private let process: Process
     private let errorLog: URL
 
@@ -29,14 +27,14 @@ final class ComputeServerProcess: Sendable {
     /// `extraArguments` (e.g. `["--max-frame", "65536"]`).
     ///
     /// - Throws: `StartFailed` when the process exits or prints nothing within `timeout`.
-    static func start(certificates: TestCertificates, extraArguments: [String] = [],
-                      timeout: Duration = .seconds(20)) async throws -> ComputeServerProcess {
+    public static func start(certificates: DevCertificates, extraArguments: [String] = [],
+                             timeout: Duration = .seconds(20)) async throws -> ComputeServerProcess {
         let executable = try BuiltExecutable.url(named: "escrow-compute")
         let process = Process()
         process.executableURL = executable
-        let tls = certificates.server
-        process.arguments = ["--listen", "127.0.0.1:0", "--cert", tls.certificate, "--key", tls.privateKey,
-                             "--client-ca", tls.certificateAuthority] + extraArguments
+        process.arguments = ["--listen", "127.0.0.1:0", "--cert", certificates.path("server.pem"),
+                             "--key", certificates.path("server-key.pem"), "--client-ca", certificates.path("ca.pem")]
+            + extraArguments
         let output = Pipe()
         process.standardOutput = output
         let errorLog = certificates.folder.appendingPathComponent("escrow-compute-\(UUID().uuidString).log")
@@ -81,15 +79,18 @@ final class ComputeServerProcess: Sendable {
         return nil
     }
 
-    var isRunning: Bool { process.isRunning }
+    /// `127.0.0.1:PORT`.
+    public var address: String { "127.0.0.1:\(port)" }
+
+    public var isRunning: Bool { process.isRunning }
 
     /// Sends SIGTERM: the server drains its running calls and exits.
-    func terminate() {
+    public func terminate() {
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGTERM) }
     }
 
     /// Sends SIGKILL and waits for the process to go.
-    func kill() {
+    public func kill() {
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
@@ -98,7 +99,7 @@ final class ComputeServerProcess: Sendable {
     ///
     /// - Returns: its exit status, or nil when it is still running after `timeout` or died of a
     ///   signal.
-    func waitForExit(timeout: Duration) async throws -> Int32? {
+    public func waitForExit(timeout: Duration) async throws -> Int32? {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while process.isRunning, clock.now < deadline {
@@ -109,7 +110,7 @@ final class ComputeServerProcess: Sendable {
     }
 
     /// What the server wrote to standard error so far (warnings and errors; never payloads).
-    var standardError: String { (try? String(contentsOf: errorLog, encoding: .utf8)) ?? "" }
+    public var standardError: String { (try? String(contentsOf: errorLog, encoding: .utf8)) ?? "" }
 
     deinit {
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
