@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "escrow", targets: ["EscrowCLI"]),
         .executable(name: "escrow-compute", targets: ["EscrowComputeServer"]),
+        .library(name: "Escrow", targets: ["Escrow"]),
         .library(name: "EscrowHost", targets: ["EscrowHost"]),
         .library(name: "EscrowFunctions", targets: ["EscrowFunctions"]),
         .library(name: "EscrowCore", targets: ["EscrowCore"]),
@@ -74,6 +75,15 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "Escrow",
+            dependencies: [
+                "EscrowCore", "EscrowHost", "EscrowRPC", "EscrowStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "EscrowCLI",
             dependencies: [
@@ -113,6 +123,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "EscrowTests",
+            dependencies: [
+                "Escrow", "EscrowCore", "EscrowHost", "EscrowFunctions", "EscrowTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

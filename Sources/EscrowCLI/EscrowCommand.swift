@@ -30,7 +30,7 @@ struct EscrowCommand: AsyncParsableCommand {
             """,
         subcommands: [InitCommand.self, ImportCommand.self, RunCommand.self, FlowsCommand.self,
                       ApproveCommand.self, DenyCommand.self, RevokeCommand.self, AuditCommand.self,
-                      LineageCommand.self, FunctionsCommand.self, SchemaCommand.self, ServersCommand.self, ConfigCommand.self]
+                      LineageCommand.self, FunctionsCommand.self, SchemaCommand.self, ServersCommand.self, ServeCommand.self, ConfigCommand.self]
     )
 
     @OptionGroup var global: GlobalOptions

@@ -15,6 +15,9 @@ public struct DataflowRequest: Sendable, Hashable {
     public var destination: Destination
     /// Non-personal inputs for compute() (part of the flow the individual sees).
     public var parameters: ComputeParameters
+    /// Who asked, when the escrow knows (the daemon: `uid N pid M`). Recorded in the audit entry;
+    /// not part of the dataflow's identity.
+    public var caller: String?
 
     public init(app: String, purpose: String, access: String, compute: String,
                 destination: Destination = .device, parameters: ComputeParameters = ComputeParameters()) {

@@ -57,6 +57,7 @@ public final class EscrowHost: Sendable {
         let started = GuardClock.now()
         var facts = AuditDraft(flowID: nil, app: request.app, purpose: request.purpose, functionID: request.compute,
                                outcome: .failed, destination: request.destination.description)
+        facts.caller = request.caller
         let flow: Dataflow
         let input: AccessResult
         let output: Frame

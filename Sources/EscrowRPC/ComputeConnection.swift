@@ -74,6 +74,49 @@ public final class ComputeConnection: Sendable {
         return ComputeConnection(channel: channel, handler: handler)
     }
 
+    /// Connects to the escrow host daemon's Unix socket (no TLS: the socket is mode 0600 in the
+    /// individual's escrow home, and the daemon reads the caller's credentials from it).
+    ///
+    /// - Throws: `RPCError.connectionFailed` when nothing listens at `path`.
+    public static func connect(unixSocket path: String, group: any EventLoopGroup,
+                               maximumFrameLength: Int = RPCLimits.defaultMaximumFrameLength) async throws -> ComputeConnection {
+        let bootstrap = ClientBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder(maximumFrameLength: maximumFrameLength)))
+                    try channel.pipeline.syncOperations.addHandler(ClientConnectionHandler())
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(unixDomainSocketPath: path).get()
+        } catch {
+            throw RPCError.connectionFailed("\(path): \(error)")
+        }
+        let handler = try await channel.eventLoop.submit {
+            NIOLoopBound(try channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self), eventLoop: channel.eventLoop)
+        }.get()
+        return ComputeConnection(channel: channel, handler: handler)
+    }
+
+    /// Asks the escrow host to run a dataflow (on the daemon's socket).
+    ///
+    /// - Throws: `RPCError.remote` with the host's error code (AWAITING_APPROVAL, DENIED, …) and,
+    ///   for decisions, the flow id in the message's envelope; `.deadlineExceeded`, `.connectionClosed`.
+    public func run(_ request: Escrow_V1_RunRequest, deadline: Duration) async throws -> (response: Escrow_V1_RunResponse, output: Frame) {
+        var envelope = Escrow_V1_Envelope()
+        envelope.runRequest = request
+        let reply = try await call(envelope, deadline: deadline)
+        guard case .runResponse(let response) = reply.envelope.envelope.body else {
+            throw RPCError.invalidMessage("the host answered a run request with something other than a run response")
+        }
+        do {
+            return (response, try Frame(response.output))
+        } catch {
+            throw RPCError.invalidMessage("the output frame: \(error)")
+        }
+    }
+
     /// Says hello and returns the server's catalog. The TLS handshake completes here at the latest,
     /// so a certificate problem surfaces as `RPCError.connectionFailed`.
     public func hello(clientName: String, deadline: Duration = .seconds(10)) async throws -> Escrow_V1_Catalog {
@@ -172,6 +215,7 @@ public final class ComputeConnection: Sendable {
             }
         }
         if case .error(let error) = received.envelope.body {
+            if !error.flowID.isEmpty { throw RPCError.decision(code: error.code, flow: error.flowID, message: error.message) }
             throw RPCError.remote(code: error.code, message: error.message)
         }
         return (received, bytesSent)

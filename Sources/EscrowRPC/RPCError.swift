@@ -6,6 +6,8 @@ public enum RPCError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidMessage(String)
     /// The server answered with an error.
     case remote(code: Escrow_V1_Error.Code, message: String)
+    /// The escrow host answered with an error about a dataflow (awaiting approval, denied, revoked).
+    case decision(code: Escrow_V1_Error.Code, flow: String, message: String)
     /// The call did not finish within its deadline.
     case deadlineExceeded(seconds: Double)
     /// The connection closed before the answer came.
@@ -23,6 +25,8 @@ public enum RPCError: Error, Sendable, Equatable, CustomStringConvertible {
             "invalid message: \(reason)"
         case .remote(let code, let message):
             "the compute server answered \(code): \(message)"
+        case .decision(_, _, let message):
+            message
         case .deadlineExceeded(let seconds):
             "the compute server did not answer within \(seconds) s"
         case .connectionClosed:

@@ -68,7 +68,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
             start(request, id: id, context: context)
         case .cancel:
             running[id]?.task.cancel()
-        case .catalog, .computeResponse, .error, .pong, nil:
+        case .catalog, .computeResponse, .error, .pong, .runRequest, .runResponse, nil:
             write(Self.error(id, .badRequest, "a client may send hello, compute_request, cancel or ping"), context: context)
         }
     }

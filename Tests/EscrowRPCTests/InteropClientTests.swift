@@ -6,10 +6,14 @@ import Testing
 
 /// The C client (libprotobuf-c + OpenSSL, no shared code) talks to the Swift `escrow-compute`:
 /// the wire format is plain protobuf over TLS that another implementation can speak.
-@Suite struct InteropClientTests {
+@Suite(.serialized) struct InteropClientTests {
+    /// The C client, built once for the whole test run (a static is initialised exactly once).
+    static let builtClient: Result<URL, any Error> = Result { try buildClient() }
+
     /// Builds the C client with make into a temporary folder.
     static func buildClient() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("escrow-interop-\(UUID().uuidString)")
+        // Under .build/, so it is git-ignored and replaced by the next test run's build.
+        let folder = BuiltExecutable.packageRoot.appendingPathComponent(".build/interop-c-tests")
         let make = Process()
         make.executableURL = URL(fileURLWithPath: "/usr/bin/make")
         make.arguments = ["-s", "-C", BuiltExecutable.packageRoot.appendingPathComponent("Examples/interop-c").path,
@@ -43,8 +47,7 @@ import Testing
     }
 
     @Test func theCClientReadsTheCatalogAndMakesAComputeCall() async throws {
-        let build = try Self.buildClient()
-        defer { try? FileManager.default.removeItem(at: build) }
+        let build = try Self.builtClient.get()
         let certificates = try DevCertificates()
         defer { certificates.remove() }
         let server = try await ComputeServerProcess.start(certificates: certificates)
@@ -66,8 +69,7 @@ import Testing
     }
 
     @Test func theCClientsErrorsAreTheServersTypedErrors() async throws {
-        let build = try Self.buildClient()
-        defer { try? FileManager.default.removeItem(at: build) }
+        let build = try Self.builtClient.get()
         let certificates = try DevCertificates()
         defer { certificates.remove() }
         let server = try await ComputeServerProcess.start(certificates: certificates)

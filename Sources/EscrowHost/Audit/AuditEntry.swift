@@ -31,6 +31,8 @@ public struct AuditDraft: Sendable, Hashable {
     public var durationMs: Double = 0
     /// SHA-256 (hex) of the output returned to the app.
     public var outputSHA256: String?
+    /// The process that asked (`uid N pid M`), when the daemon knows it.
+    public var caller: String?
 
     public init(flowID: String?, app: String, purpose: String, functionID: String, outcome: AuditOutcome,
                 reason: String? = nil, destination: String) {
@@ -79,6 +81,8 @@ public struct AuditEntry: Sendable, Hashable {
         encoder.append(facts.durationMs)
         encoder.append(facts.outputSHA256)
         encoder.append(prevHash)
+        // Added in schema version 4: entries without a caller hash exactly as before.
+        if let caller = facts.caller { encoder.append(caller) }
         return encoder.sha256()
     }
 }

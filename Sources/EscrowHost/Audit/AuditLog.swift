@@ -42,15 +42,15 @@ public struct AuditLog: Sendable {
                 try database.cached("""
                     INSERT INTO AuditEntry (seq, time, flowId, app, purpose, functionId, outcome, reason, reads, rowsRead,
                         bytesToCompute, destination, bytesSent, bytesReceived, serverLatencyMs, durationMs, outputSHA256,
-                        prevHash, hash)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        prevHash, hash, caller)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """).run([
                         .integer(Int64(seq)), .text(time), .nullable(facts.flowID), .text(facts.app), .text(facts.purpose),
                         .text(facts.functionID), .text(facts.outcome.rawValue), .nullable(facts.reason),
                         .text(JSONStrings.encode(facts.reads)), .integer(Int64(facts.rowsRead)),
                         .integer(Int64(facts.bytesToCompute)), .text(facts.destination), .integer(Int64(facts.bytesSent)),
                         .integer(Int64(facts.bytesReceived)), .nullable(facts.serverLatencyMs), .real(facts.durationMs),
-                        .nullable(facts.outputSHA256), .text(prevHash), .text(hash),
+                        .nullable(facts.outputSHA256), .text(prevHash), .text(hash), .nullable(facts.caller),
                     ])
                 try database.cached("""
                     INSERT INTO AuditHead (id, seq, hash) VALUES (1, ?, ?)
@@ -142,7 +142,7 @@ public struct AuditLog: Sendable {
 
     private static let columns = """
         seq, time, flowId, app, purpose, functionId, outcome, reason, reads, rowsRead, bytesToCompute, destination,
-        bytesSent, bytesReceived, serverLatencyMs, durationMs, outputSHA256, prevHash, hash
+        bytesSent, bytesReceived, serverLatencyMs, durationMs, outputSHA256, prevHash, hash, caller
         """
 
     private static func entry(_ row: Statement) -> AuditEntry {
@@ -159,6 +159,7 @@ public struct AuditLog: Sendable {
         facts.serverLatencyMs = row.isNull(14) ? nil : row.double(14)
         facts.durationMs = row.double(15)
         facts.outputSHA256 = row.string(16)
+        facts.caller = row.string(19)
         return AuditEntry(seq: Int(row.int64(0)), time: row.string(1) ?? "", facts: facts,
                           prevHash: row.string(17) ?? "", hash: row.string(18) ?? "")
     }

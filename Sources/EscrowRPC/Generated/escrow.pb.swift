@@ -191,6 +191,24 @@ public nonisolated struct Escrow_V1_Envelope: Sendable {
     set {body = .pong(newValue)}
   }
 
+  /// App → escrow host (the daemon's Unix socket): run a dataflow.
+  public var runRequest: Escrow_V1_RunRequest {
+    get {
+      if case .runRequest(let v)? = body {return v}
+      return Escrow_V1_RunRequest()
+    }
+    set {body = .runRequest(newValue)}
+  }
+
+  /// Escrow host → app: the dataflow ran; here is compute()'s output (never the data read).
+  public var runResponse: Escrow_V1_RunResponse {
+    get {
+      if case .runResponse(let v)? = body {return v}
+      return Escrow_V1_RunResponse()
+    }
+    set {body = .runResponse(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   /// What this message is.
@@ -211,6 +229,10 @@ public nonisolated struct Escrow_V1_Envelope: Sendable {
     case ping(Escrow_V1_Ping)
     /// The answer to `Ping`, with the same request_id and nonce.
     case pong(Escrow_V1_Pong)
+    /// App → escrow host (the daemon's Unix socket): run a dataflow.
+    case runRequest(Escrow_V1_RunRequest)
+    /// Escrow host → app: the dataflow ran; here is compute()'s output (never the data read).
+    case runResponse(Escrow_V1_RunResponse)
 
   }
 
@@ -365,6 +387,9 @@ public nonisolated struct Escrow_V1_Error: Sendable {
   /// The function the failed call asked for, when there is one; empty otherwise.
   public var functionID: String = String()
 
+  /// The dataflow the error is about (AWAITING_APPROVAL, DENIED, REVOKED), when there is one.
+  public var flowID: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   /// What went wrong, for programs. New codes may be added; a client treats a code it does not
@@ -405,6 +430,24 @@ public nonisolated struct Escrow_V1_Error: Sendable {
 
     /// The server is shutting down and takes no new calls (calls already running finish).
     case shuttingDown // = 10
+
+    /// Host → app: the dataflow awaits the individual's decision (`flow_id` names it).
+    case awaitingApproval // = 11
+
+    /// Host → app: the individual denied the dataflow.
+    case denied // = 12
+
+    /// Host → app: the individual revoked the dataflow's approval.
+    case revoked // = 13
+
+    /// Host → app: the access SQL was refused or is not valid (the message says which part).
+    case invalidAccess // = 14
+
+    /// Host → app: the compute server could not be reached or refused the call.
+    case serverUnavailable // = 15
+
+    /// Host → app: the run's audit entry could not be written, so its output was withheld.
+    case auditFailed // = 16
     case UNRECOGNIZED(Int)
 
     public init() {
@@ -424,6 +467,12 @@ public nonisolated struct Escrow_V1_Error: Sendable {
       case 8: self = .deadlineExceeded
       case 9: self = .cancelled
       case 10: self = .shuttingDown
+      case 11: self = .awaitingApproval
+      case 12: self = .denied
+      case 13: self = .revoked
+      case 14: self = .invalidAccess
+      case 15: self = .serverUnavailable
+      case 16: self = .auditFailed
       default: self = .UNRECOGNIZED(rawValue)
       }
     }
@@ -441,6 +490,12 @@ public nonisolated struct Escrow_V1_Error: Sendable {
       case .deadlineExceeded: return 8
       case .cancelled: return 9
       case .shuttingDown: return 10
+      case .awaitingApproval: return 11
+      case .denied: return 12
+      case .revoked: return 13
+      case .invalidAccess: return 14
+      case .serverUnavailable: return 15
+      case .auditFailed: return 16
       case .UNRECOGNIZED(let i): return i
       }
     }
@@ -458,11 +513,82 @@ public nonisolated struct Escrow_V1_Error: Sendable {
       .deadlineExceeded,
       .cancelled,
       .shuttingDown,
+      .awaitingApproval,
+      .denied,
+      .revoked,
+      .invalidAccess,
+      .serverUnavailable,
+      .auditFailed,
     ]
 
   }
 
   public init() {}
+}
+
+/// App → escrow host: run one dataflow — access() SQL over the individual's tables, then a
+/// registered compute() function, on the device or on a compute server. Only compute()'s output
+/// comes back. Sent on the daemon's Unix socket (no Hello needed there: the socket's peer
+/// credentials identify the caller).
+public nonisolated struct Escrow_V1_RunRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The app's id (reverse-DNS).
+  public var app: String = String()
+
+  /// Why the app needs the data, shown to the individual.
+  public var purpose: String = String()
+
+  /// The access() SQL.
+  public var accessSql: String = String()
+
+  /// The registered compute function's id.
+  public var functionID: String = String()
+
+  /// The compute server's id, or empty for compute() on the escrow host itself.
+  public var serverID: String = String()
+
+  /// Non-personal inputs for compute() (part of the dataflow the individual approves).
+  public var parameters: Dictionary<String,String> = [:]
+
+  /// How long to wait for the individual's decision when the flow is pending; 0 answers
+  /// AWAITING_APPROVAL at once.
+  public var waitForDecisionMs: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Escrow host → app: a dataflow ran.
+public nonisolated struct Escrow_V1_RunResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// compute()'s output.
+  public var output: Escrow_V1_Frame {
+    get {_output ?? Escrow_V1_Frame()}
+    set {_output = newValue}
+  }
+  /// Returns true if `output` has been explicitly set.
+  public var hasOutput: Bool {self._output != nil}
+  /// Clears the value of `output`. Subsequent reads from it will return its default value.
+  public mutating func clearOutput() {self._output = nil}
+
+  /// The dataflow's short id.
+  public var flowID: String = String()
+
+  /// The audit entry written for this run (committed before this response was sent).
+  public var auditSeq: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _output: Escrow_V1_Frame? = nil
 }
 
 /// Client → server: abandon the call whose id is this envelope's `request_id`. The server stops the
@@ -578,7 +704,7 @@ nonisolated extension Escrow_V1_ColumnType: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Escrow_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}catalog\0\u{3}compute_request\0\u{3}compute_response\0\u{1}error\0\u{1}cancel\0\u{1}ping\0\u{1}pong\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}catalog\0\u{3}compute_request\0\u{3}compute_response\0\u{1}error\0\u{1}cancel\0\u{1}ping\0\u{1}pong\0\u{3}run_request\0\u{3}run_response\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -691,6 +817,32 @@ nonisolated extension Escrow_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
           self.body = .pong(v)
         }
       }()
+      case 10: try {
+        var v: Escrow_V1_RunRequest?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .runRequest(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .runRequest(v)
+        }
+      }()
+      case 11: try {
+        var v: Escrow_V1_RunResponse?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .runResponse(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .runResponse(v)
+        }
+      }()
       default: break
       }
     }
@@ -736,6 +888,14 @@ nonisolated extension Escrow_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
     case .pong?: try {
       guard case .pong(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 9)
+    }()
+    case .runRequest?: try {
+      guard case .runRequest(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 10)
+    }()
+    case .runResponse?: try {
+      guard case .runResponse(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
     }()
     case nil: break
     }
@@ -965,7 +1125,7 @@ nonisolated extension Escrow_V1_ComputeResponse: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Escrow_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Error"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0\u{1}message\0\u{3}function_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0\u{1}message\0\u{3}function_id\0\u{3}flow_id\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -976,6 +1136,7 @@ nonisolated extension Escrow_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._Mes
       case 1: try { try decoder.decodeSingularEnumField(value: &self.code) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.message) }()
       case 3: try { try decoder.decodeSingularStringField(value: &self.functionID) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.flowID) }()
       default: break
       }
     }
@@ -991,6 +1152,9 @@ nonisolated extension Escrow_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if !self.functionID.isEmpty {
       try visitor.visitSingularStringField(value: self.functionID, fieldNumber: 3)
     }
+    if !self.flowID.isEmpty {
+      try visitor.visitSingularStringField(value: self.flowID, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -998,13 +1162,118 @@ nonisolated extension Escrow_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if lhs.code != rhs.code {return false}
     if lhs.message != rhs.message {return false}
     if lhs.functionID != rhs.functionID {return false}
+    if lhs.flowID != rhs.flowID {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
 }
 
 nonisolated extension Escrow_V1_Error.Code: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0UNSPECIFIED\0\u{1}UNKNOWN_FUNCTION\0\u{1}INPUT_MISMATCH\0\u{1}FUNCTION_FAILED\0\u{1}OVERLOADED\0\u{1}FRAME_TOO_LARGE\0\u{1}DIGEST_MISMATCH\0\u{1}BAD_REQUEST\0\u{1}DEADLINE_EXCEEDED\0\u{1}CANCELLED\0\u{1}SHUTTING_DOWN\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0UNSPECIFIED\0\u{1}UNKNOWN_FUNCTION\0\u{1}INPUT_MISMATCH\0\u{1}FUNCTION_FAILED\0\u{1}OVERLOADED\0\u{1}FRAME_TOO_LARGE\0\u{1}DIGEST_MISMATCH\0\u{1}BAD_REQUEST\0\u{1}DEADLINE_EXCEEDED\0\u{1}CANCELLED\0\u{1}SHUTTING_DOWN\0\u{1}AWAITING_APPROVAL\0\u{1}DENIED\0\u{1}REVOKED\0\u{1}INVALID_ACCESS\0\u{1}SERVER_UNAVAILABLE\0\u{1}AUDIT_FAILED\0")
+}
+
+nonisolated extension Escrow_V1_RunRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RunRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{1}purpose\0\u{3}access_sql\0\u{3}function_id\0\u{3}server_id\0\u{1}parameters\0\u{3}wait_for_decision_ms\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.app) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.purpose) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.accessSql) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.functionID) }()
+      case 5: try { try decoder.decodeSingularStringField(value: &self.serverID) }()
+      case 6: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: &self.parameters) }()
+      case 7: try { try decoder.decodeSingularUInt64Field(value: &self.waitForDecisionMs) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.app.isEmpty {
+      try visitor.visitSingularStringField(value: self.app, fieldNumber: 1)
+    }
+    if !self.purpose.isEmpty {
+      try visitor.visitSingularStringField(value: self.purpose, fieldNumber: 2)
+    }
+    if !self.accessSql.isEmpty {
+      try visitor.visitSingularStringField(value: self.accessSql, fieldNumber: 3)
+    }
+    if !self.functionID.isEmpty {
+      try visitor.visitSingularStringField(value: self.functionID, fieldNumber: 4)
+    }
+    if !self.serverID.isEmpty {
+      try visitor.visitSingularStringField(value: self.serverID, fieldNumber: 5)
+    }
+    if !self.parameters.isEmpty {
+      try visitor.visitMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: self.parameters, fieldNumber: 6)
+    }
+    if self.waitForDecisionMs != 0 {
+      try visitor.visitSingularUInt64Field(value: self.waitForDecisionMs, fieldNumber: 7)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Escrow_V1_RunRequest, rhs: Escrow_V1_RunRequest) -> Bool {
+    if lhs.app != rhs.app {return false}
+    if lhs.purpose != rhs.purpose {return false}
+    if lhs.accessSql != rhs.accessSql {return false}
+    if lhs.functionID != rhs.functionID {return false}
+    if lhs.serverID != rhs.serverID {return false}
+    if lhs.parameters != rhs.parameters {return false}
+    if lhs.waitForDecisionMs != rhs.waitForDecisionMs {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Escrow_V1_RunResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".RunResponse"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}output\0\u{3}flow_id\0\u{3}audit_seq\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._output) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.flowID) }()
+      case 3: try { try decoder.decodeSingularUInt64Field(value: &self.auditSeq) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._output {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if !self.flowID.isEmpty {
+      try visitor.visitSingularStringField(value: self.flowID, fieldNumber: 2)
+    }
+    if self.auditSeq != 0 {
+      try visitor.visitSingularUInt64Field(value: self.auditSeq, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Escrow_V1_RunResponse, rhs: Escrow_V1_RunResponse) -> Bool {
+    if lhs._output != rhs._output {return false}
+    if lhs.flowID != rhs.flowID {return false}
+    if lhs.auditSeq != rhs.auditSeq {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
 }
 
 nonisolated extension Escrow_V1_Cancel: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

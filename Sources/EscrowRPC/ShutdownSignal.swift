@@ -3,9 +3,11 @@ import Dispatch
 import Glibc
 #endif
 
-/// Waits for SIGTERM or SIGINT.
-enum ShutdownSignal {
-    static func wait() async {
+/// Waits for SIGTERM or SIGINT, for servers that shut down gracefully.
+public enum ShutdownSignal {
+    /// Returns when the process receives SIGTERM or SIGINT (both are then handled here, not by
+    /// the default action).
+    public static func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let once = SignalSources(continuation)
             once.install()

@@ -1,0 +1,80 @@
+import EscrowCore
+import EscrowHost
+import EscrowRPC
+
+/// Why a run gave the app no output. Cases an app is expected to handle are named; the message
+/// of each says what happened and what to do.
+public enum EscrowError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The individual has not decided on this dataflow yet. Tell the user the command to approve it.
+    case awaitingApproval(flow: String)
+    /// The individual denied the dataflow.
+    case denied(flow: String, reason: String)
+    /// The individual revoked the dataflow's approval.
+    case revoked(flow: String)
+    /// No compute function is registered under that id.
+    case unknownFunction(String)
+    /// The compute server could not be reached, refused the call, or offers other code.
+    case serverUnavailable(String)
+    /// The access SQL was refused or is not valid.
+    case invalidAccess(String)
+    /// No escrow daemon answers (or the embedded escrow home cannot be opened).
+    case daemonUnavailable(String)
+    /// Anything else (the function failed, its input did not fit, the audit could not be written…).
+    case failed(String)
+
+    /// The command that approves a pending flow, to show the user.
+    public var approvalCommand: String? {
+        if case .awaitingApproval(let flow) = self { return "escrow approve \(flow)" }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .awaitingApproval(let flow):
+            "dataflow \(flow) is awaiting your approval: review it with `escrow flows show \(flow)`, approve it with `escrow approve \(flow)`"
+        case .denied(let flow, let reason): "dataflow \(flow) was denied\(reason.isEmpty ? "" : ": \(reason)")"
+        case .revoked(let flow): "dataflow \(flow) was revoked"
+        case .unknownFunction(let message), .serverUnavailable(let message), .invalidAccess(let message),
+             .daemonUnavailable(let message), .failed(let message):
+            message
+        }
+    }
+
+    /// The app-facing error for whatever the daemon or the embedded host threw.
+    init(_ error: any Error) {
+        switch error {
+        case let error as EscrowError:
+            self = error
+        case let decision as DecisionError:
+            switch decision {
+            case .awaitingApproval(let flow): self = .awaitingApproval(flow: flow)
+            case .denied(let flow, let reason): self = .denied(flow: flow, reason: reason ?? "")
+            case .revoked(let flow): self = .revoked(flow: flow)
+            }
+        case let rpc as RPCError:
+            switch rpc {
+            case .decision(let code, let flow, let message):
+                switch code {
+                case .awaitingApproval: self = .awaitingApproval(flow: flow)
+                case .revoked: self = .revoked(flow: flow)
+                default: self = .denied(flow: flow, reason: message)
+                }
+            case .remote(let code, let message):
+                switch code {
+                case .unknownFunction: self = .unknownFunction(message)
+                case .invalidAccess: self = .invalidAccess(message)
+                case .serverUnavailable: self = .serverUnavailable(message)
+                default: self = .failed(message)
+                }
+            case .connectionClosed, .connectionFailed:
+                self = .daemonUnavailable("\(rpc)")
+            default:
+                self = .failed("\(rpc)")
+            }
+        case is AccessError: self = .invalidAccess("\(error)")
+        case is CatalogError: self = .unknownFunction("\(error)")
+        case is ServerError, is RemoteComputeError: self = .serverUnavailable("\(error)")
+        default: self = .failed("\(error)")
+        }
+    }
+}

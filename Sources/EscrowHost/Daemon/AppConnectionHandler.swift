@@ -1,0 +1,146 @@
+import EscrowCore
+import EscrowRPC
+import Logging
+import NIOCore
+import SwiftProtobuf
+
+/// One app's connection to the daemon: each `RunRequest` runs through `EscrowHost.run` in its own
+/// task (several may be in flight, matched by request id), and is answered with a `RunResponse`
+/// or a typed `Error` (AWAITING_APPROVAL and the others carry the flow id).
+final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ReceivedEnvelope
+    typealias OutboundOut = ByteBuffer
+
+    private let host: EscrowHost
+    private let daemon: HostDaemon
+    private let logger: Logger
+    /// `uid N pid M` of the app's process, from the socket.
+    private var caller: String?
+
+    init(host: EscrowHost, daemon: HostDaemon, logger: Logger) {
+        self.host = host
+        self.daemon = daemon
+        self.logger = logger
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        PeerCredentials.read(context.channel)?.whenSuccess { credentials in
+            handler.value.caller = credentials.description
+        }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let envelope = unwrapInboundIn(data).envelope
+        let id = envelope.requestID
+        switch envelope.body {
+        case .runRequest(let request):
+            daemon.began()
+            Self.launch(request, id: id, host: host, daemon: daemon, caller: caller, channel: context.channel)
+        case .ping(let ping):
+            var reply = Escrow_V1_Envelope()
+            reply.requestID = id
+            reply.pong = .with { $0.nonce = ping.nonce }
+            write(reply, context: context)
+        default:
+            write(Self.error(id, .badRequest, "an app sends run_request or ping to the escrow daemon"), context: context)
+        }
+    }
+
+    /// Runs a request in its own task and writes the answer; the daemon counts it as running
+    /// until the answer is written.
+    private static func launch(_ request: Escrow_V1_RunRequest, id: UInt64, host: EscrowHost, daemon: HostDaemon,
+                               caller: String?, channel: any Channel) {
+        Task {
+            let reply = await run(request, id: id, host: host, caller: caller)
+            guard let frame = try? reply.frame(allocator: channel.allocator) else {
+                daemon.ended()
+                return
+            }
+            channel.writeAndFlush(frame).whenComplete { _ in daemon.ended() }
+        }
+    }
+
+    /// Runs the dataflow, waiting for the individual's decision when the app asked to.
+    private static func run(_ request: Escrow_V1_RunRequest, id: UInt64, host: EscrowHost, caller: String?) async -> Escrow_V1_Envelope {
+        var dataflow = DataflowRequest(app: request.app, purpose: request.purpose, access: request.accessSql,
+                                       compute: request.functionID,
+                                       destination: request.serverID.isEmpty ? .device : .server(request.serverID),
+                                       parameters: ComputeParameters(request.parameters))
+        dataflow.caller = caller
+        let clock = ContinuousClock()
+        let waitUntil = clock.now + .milliseconds(Int64(clamping: request.waitForDecisionMs))
+        while true {
+            do {
+                let result = try await host.run(dataflow)
+                var reply = Escrow_V1_Envelope()
+                reply.requestID = id
+                reply.runResponse = .with {
+                    $0.output = Escrow_V1_Frame(result.output)
+                    $0.flowID = result.flowID
+                    $0.auditSeq = UInt64(result.auditEntry.seq)
+                }
+                return reply
+            } catch let DecisionError.awaitingApproval(flow) where clock.now < waitUntil {
+                // Wait for the individual to decide, then run again (once more, decided).
+                while clock.now < waitUntil, (try? host.flows.flow(flow).status) == .pending {
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+                if (try? host.flows.flow(flow).status) == .pending { return answer(DecisionError.awaitingApproval(flow: flow), id: id) }
+            } catch {
+                return answer(error, id: id)
+            }
+        }
+    }
+
+    /// The error envelope an app gets for `error`.
+    private static func answer(_ error: any Error, id: UInt64) -> Escrow_V1_Envelope {
+        var envelope = Self.error(id, code(for: error), "\(error)")
+        if let decision = error as? DecisionError { envelope.error.flowID = decision.flow }
+        return envelope
+    }
+
+    static func code(for error: any Error) -> Escrow_V1_Error.Code {
+        switch error {
+        case let decision as DecisionError:
+            switch decision {
+            case .awaitingApproval: .awaitingApproval
+            case .denied: .denied
+            case .revoked: .revoked
+            }
+        case is AccessError: .invalidAccess
+        case is CatalogError: .unknownFunction
+        case is ServerError, is RemoteComputeError, is RPCError: .serverUnavailable
+        case is AuditError: .auditFailed
+        case let run as RunError:
+            switch run {
+            case .inputMismatch: .inputMismatch
+            case .computeFailed: .functionFailed
+            case .invalidRequest: .badRequest
+            }
+        case is ComputeError: .badRequest
+        default: .functionFailed
+        }
+    }
+
+    static func error(_ id: UInt64, _ code: Escrow_V1_Error.Code, _ message: String) -> Escrow_V1_Envelope {
+        var envelope = Escrow_V1_Envelope()
+        envelope.requestID = id
+        envelope.error = .with {
+            $0.code = code
+            $0.message = message
+        }
+        return envelope
+    }
+
+    private func write(_ envelope: Escrow_V1_Envelope, context: ChannelHandlerContext) {
+        guard let frame = try? envelope.frame(allocator: context.channel.allocator) else { return }
+        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.info("closing an app connection after a protocol error", metadata: ["error": "\(error)"])
+        context.close(promise: nil)
+    }
+}
