@@ -1,0 +1,74 @@
+import Escrow
+import EscrowCore
+import EscrowTestSupport
+import Foundation
+import Testing
+
+/// The real `escrow serve` process.
+@Suite struct ServeCommandTests {
+    /// Runs `escrow` to completion.
+    static func escrow(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        let process = Process()
+        process.executableURL = try BuiltExecutable.url(named: "escrow")
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    @Test func serveAppsRefuseASecondDaemonAndStopCleanly() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("escrow-serve-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        #expect(try Self.escrow(["--home", home.path, "init"]).status == 0)
+        let contacts = BuiltExecutable.packageRoot.appendingPathComponent("Examples/SampleData/contacts.vcf").path
+        #expect(try Self.escrow(["--home", home.path, "import", "contacts", contacts]).status == 0)
+
+        let daemon = Process()
+        daemon.executableURL = try BuiltExecutable.url(named: "escrow")
+        daemon.arguments = ["--home", home.path, "serve"]
+        let output = Pipe()
+        daemon.standardOutput = output
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        var printed = Data()
+        while !printed.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed.append(chunk)
+        }
+        let socket = home.appendingPathComponent("escrow.sock").path
+        #expect(String(decoding: printed, as: UTF8.self) == "escrow daemon listening on \(socket)\n")
+
+        let second = try Self.escrow(["--home", home.path, "serve"])
+        #expect(second.status != 0)
+        #expect(second.errors.contains("another escrow daemon is already serving this escrow home (pid \(daemon.processIdentifier))"))
+
+        let escrow = try await Escrow.connect(app: "org.example.cli", socket: socket)
+        var flow = ""
+        do throws(EscrowError) {
+            _ = try await escrow.runFrame(access: "SELECT givenName FROM Contact", compute: "identity", purpose: "list")
+        } catch {
+            guard case .awaitingApproval(let id) = error else { throw error }
+            flow = id
+        }
+        #expect(try Self.escrow(["--home", home.path, "approve", flow]).status == 0)
+        let names = try await escrow.runFrame(access: "SELECT givenName FROM Contact", compute: "identity", purpose: "list")
+        #expect(names.rowCount == 21)
+        await escrow.close()
+
+        daemon.terminate()
+        daemon.waitUntilExit()
+        #expect(daemon.terminationReason == .exit)
+        #expect(daemon.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: socket))
+        let verify = try Self.escrow(["--home", home.path, "audit", "verify"])
+        #expect(verify.output.contains("audit log intact: 2 entries"))
+    }
+}
