@@ -6,30 +6,22 @@ extension Suite {
     /// `DataWriter.insertContacts` of the 5000 parsed cards into an empty Contact table. Timed:
     /// the insert only (one transaction); the writer's connection is opened before.
     func loadContacts() async throws -> FigureResult {
-        let clock = ContinuousClock()
-        let samples = try await sampler.collect(
-            setUp: { () throws -> (ScratchHome, DataWriter) in
-                let scratch = try ScratchHome.initialized()
-                return (scratch, try DataWriter(home: scratch.home))
-            },
-            body: { scratch, writer in
-                var summary = ImportSummary()
-                let elapsed = try clock.measure {
-                    summary = try writer.insertContacts(contacts, containerID: "local")
-                }
-                guard summary.added == Self.contactCount else {
-                    throw BenchError("insertContacts added \(summary.added) of \(Self.contactCount) contacts")
-                }
-                return elapsed.seconds
-            },
-            tearDown: { scratch, _ in scratch.remove() }
-        )
-        return FigureResult(name: "load 5000 contacts", unit: .milliseconds, seconds: samples,
-                            paper: 1250, target: 10)
+        try await load(name: "load 5000 contacts", paper: 1250, expected: Self.contactCount) { writer in
+            try writer.insertContacts(contacts, containerID: "local").added
+        }
     }
 
     /// `DataWriter.insertPhotos` of 5000 rows into an empty Photos table. Timed: the insert only.
     func loadPhotos() async throws -> FigureResult {
+        try await load(name: "load 5000 photo records", paper: 830, expected: Self.photoCount) { writer in
+            try writer.insertPhotos(photos).added
+        }
+    }
+
+    /// One Table 2 load figure: `insert` into a fresh home's writer, timed alone; it returns the
+    /// rows added, which must be `expected`.
+    private func load(name: String, paper: Double, expected: Int,
+                      _ insert: @escaping (DataWriter) throws -> Int) async throws -> FigureResult {
         let clock = ContinuousClock()
         let samples = try await sampler.collect(
             setUp: { () throws -> (ScratchHome, DataWriter) in
@@ -37,19 +29,14 @@ extension Suite {
                 return (scratch, try DataWriter(home: scratch.home))
             },
             body: { scratch, writer in
-                var summary = ImportSummary()
-                let elapsed = try clock.measure {
-                    summary = try writer.insertPhotos(photos)
-                }
-                guard summary.added == Self.photoCount else {
-                    throw BenchError("insertPhotos added \(summary.added) of \(Self.photoCount) photo records")
-                }
+                var added = 0
+                let elapsed = try clock.measure { added = try insert(writer) }
+                guard added == expected else { throw BenchError("\(name): added \(added) rows of \(expected)") }
                 return elapsed.seconds
             },
             tearDown: { scratch, _ in scratch.remove() }
         )
-        return FigureResult(name: "load 5000 photo records", unit: .milliseconds, seconds: samples,
-                            paper: 830, target: 10)
+        return FigureResult(name: name, unit: .milliseconds, seconds: samples, paper: paper, target: 10)
     }
 
     /// `EscrowHome.initialize()` on a folder that does not exist yet: create the folder and the
