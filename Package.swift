@@ -47,10 +47,11 @@ let package = Package(
             swiftSettings: strictSettings,
             plugins: ["SchemaEmbedPlugin"]
         ),
+        .target(name: "EscrowNetwork", dependencies: ["EscrowCore"], swiftSettings: strictSettings),
         .target(
             name: "EscrowRPC",
             dependencies: [
-                "EscrowCore",
+                "EscrowCore", "EscrowNetwork",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -68,7 +69,7 @@ let package = Package(
         .target(
             name: "EscrowHost",
             dependencies: [
-                "CSQLite", "EscrowCore", "EscrowStore", "EscrowFunctions", "EscrowRPC",
+                "CSQLite", "EscrowCore", "EscrowStore", "EscrowFunctions", "EscrowRPC", "EscrowNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -101,6 +102,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "EscrowPlatform",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Examples/Platform",
             swiftSettings: strictSettings
         ),
         .target(

@@ -165,9 +165,20 @@ public struct ComputeParameters: Sendable, Hashable {
 /// What the escrow hands a compute function besides its input.
 public struct ComputeContext: Sendable {
     public let parameters: ComputeParameters
+    /// The network, when the escrow grants it (through its own client only).
+    public let network: (any NetworkClient)?
 
-    public init(parameters: ComputeParameters = ComputeParameters()) {
+    public init(parameters: ComputeParameters = ComputeParameters(), network: (any NetworkClient)? = nil) {
         self.parameters = parameters
+        self.network = network
+    }
+
+    /// The network client, for functions that need one.
+    ///
+    /// - Throws: `ComputeError.networkUnavailable` when the escrow gives this run none.
+    public func requireNetwork() throws(ComputeError) -> any NetworkClient {
+        guard let network else { throw .networkUnavailable }
+        return network
     }
 }
 
@@ -175,11 +186,17 @@ public struct ComputeContext: Sendable {
 public enum ComputeError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidParameter(name: String, reason: String)
     case invalidInput(String)
+    /// The function needs the network, and this run has none.
+    case networkUnavailable
+    /// A service the function called answered with an error or could not be read.
+    case serviceFailed(String)
 
     public var description: String {
         switch self {
         case .invalidParameter(let name, let reason): "parameter '\(name)': \(reason)"
         case .invalidInput(let reason): "input rejected: \(reason)"
+        case .networkUnavailable: "this function needs the network, and the escrow gives this run none"
+        case .serviceFailed(let reason): "the service the function calls failed: \(reason)"
         }
     }
 }

@@ -9,6 +9,7 @@ public enum EscrowFunctions {
         RegisteredFunction(ContactsTuples.self),
         RegisteredFunction(LocationRegion.self),
         RegisteredFunction(PhotosSummary.self),
+        RegisteredFunction(WeatherCurrent.self),
     ]
 
     /// The catalog of `all`.

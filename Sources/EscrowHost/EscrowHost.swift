@@ -1,5 +1,6 @@
 import EscrowCore
 import EscrowFunctions
+import EscrowNetwork
 import EscrowStore
 import Foundation
 import Logging
@@ -24,6 +25,7 @@ public final class EscrowHost: Sendable {
     /// The compute servers this escrow may send data to.
     public let servers: ServerRegistry
     private let remote: RemoteCompute
+    private let network: any NetworkClient
     private let connection: Mutex<GuardedConnection>
     private let assets: AssetStore
     private let logger: Logger
@@ -31,10 +33,12 @@ public final class EscrowHost: Sendable {
     /// Opens the host over an initialised escrow home.
     ///
     /// - Throws: `StoreError` when the home is not initialised or cannot be opened.
-    /// - Parameter remoteDeadline: how long a compute server may take to answer one call.
+    /// - Parameters:
+    ///   - remoteDeadline: how long a compute server may take to answer one call.
+    ///   - network: the client compute functions running here reach the network through.
     public init(home: EscrowHome, catalog: FunctionCatalog = EscrowFunctions.catalog,
                 policy: AccessPolicy = AccessPolicy(), remoteDeadline: Duration = .seconds(30),
-                logger: Logger) throws(StoreError) {
+                network: any NetworkClient = HTTPNetworkClient(), logger: Logger) throws(StoreError) {
         self.home = home
         self.catalog = catalog
         self.connection = Mutex(try GuardedConnection(home: home, policy: policy))
@@ -43,6 +47,7 @@ public final class EscrowHost: Sendable {
         self.audit = AuditLog(state: state)
         self.servers = ServerRegistry(state: state)
         self.remote = RemoteCompute(registry: servers, deadline: remoteDeadline, logger: logger)
+        self.network = network
         self.assets = AssetStore(root: home.assetsURL)
         self.logger = logger
     }
@@ -171,7 +176,7 @@ public final class EscrowHost: Sendable {
             return try await remote.compute(on: serverID, function: flow.function, input: input,
                                             parameters: flow.request.parameters)
         }
-        let context = ComputeContext(parameters: flow.request.parameters)
+        let context = ComputeContext(parameters: flow.request.parameters, network: network)
         do {
             return ComputeOutcome(output: try await function(input, context: context))
         } catch let error as FrameError {

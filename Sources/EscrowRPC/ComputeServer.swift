@@ -1,4 +1,5 @@
 import EscrowCore
+import EscrowNetwork
 import Logging
 import NIOCore
 import NIOPosix
@@ -43,14 +44,18 @@ public struct ComputeServerConfiguration: Sendable {
 public final class ComputeServer: Sendable {
     public let configuration: ComputeServerConfiguration
     private let catalog: FunctionCatalog
+    private let network: any NetworkClient
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
     private let state: ServerState
     private let listener = Mutex<(any Channel)?>(nil)
 
-    public init(configuration: ComputeServerConfiguration, catalog: FunctionCatalog, logger: Logger) {
+    /// - Parameter network: the client the functions reach the network through.
+    public init(configuration: ComputeServerConfiguration, catalog: FunctionCatalog,
+                network: any NetworkClient = HTTPNetworkClient(), logger: Logger) {
         self.configuration = configuration
         self.catalog = catalog
+        self.network = network
         self.logger = logger
         group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         state = ServerState(maximumConcurrency: configuration.maximumConcurrency)
@@ -64,6 +69,7 @@ public final class ComputeServer: Sendable {
     public func start() async throws -> Int {
         let tls = try configuration.tls.serverContext()
         let catalog = self.catalog
+        let network = self.network
         let logger = self.logger
         let state = self.state
         let maximumFrameLength = configuration.maximumFrameLength
@@ -79,7 +85,8 @@ public final class ComputeServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder(maximumFrameLength: maximumFrameLength)))
                     try channel.pipeline.syncOperations.addHandler(
-                        ServerConnectionHandler(catalog: catalog, catalogMessage: catalogEnvelope, state: state, logger: logger))
+                        ServerConnectionHandler(catalog: catalog, catalogMessage: catalogEnvelope, state: state,
+                                                network: network, logger: logger))
                 }
             }
         do {

@@ -19,6 +19,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     private let catalog: FunctionCatalog
     private let catalogMessage: Escrow_V1_Catalog
     private let state: ServerState
+    private let network: any NetworkClient
     private let logger: Logger
     /// Running calls of this connection, by request id, until their function returns (event-loop
     /// confined). `answered` is set when the deadline already answered the call.
@@ -26,10 +27,12 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     /// Whether the client has said hello (its first message must be a Hello).
     private var greeted = false
 
-    init(catalog: FunctionCatalog, catalogMessage: Escrow_V1_Catalog, state: ServerState, logger: Logger) {
+    init(catalog: FunctionCatalog, catalogMessage: Escrow_V1_Catalog, state: ServerState,
+         network: any NetworkClient, logger: Logger) {
         self.catalog = catalog
         self.catalogMessage = catalogMessage
         self.state = state
+        self.network = network
         self.logger = logger
     }
 
@@ -113,7 +116,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         let reply: @Sendable (Escrow_V1_Envelope) -> Void = { envelope in
             channel.eventLoop.execute { handler.value.finished(id, reply: envelope, channel: channel, state: state) }
         }
-        let call = Call(function: function, input: input, parameters: ComputeParameters(request.parameters),
+        let call = Call(function: function, input: input,
+                        context: ComputeContext(parameters: ComputeParameters(request.parameters), network: network),
                         id: id, functionID: request.functionID)
         let task = Self.launch(call, reply: reply)
         // The deadline runs on the event loop, not in the task pool: CPU-bound calls filling the
@@ -143,14 +147,14 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     private struct Call: Sendable {
         let function: RegisteredFunction
         let input: Frame
-        let parameters: ComputeParameters
+        let context: ComputeContext
         let id: UInt64
         let functionID: String
     }
 
     private static func launch(_ call: Call, reply: @escaping @Sendable (Escrow_V1_Envelope) -> Void) -> Task<Void, Never> {
         Task {
-            let envelope = await compute(call.function, input: call.input, parameters: call.parameters,
+            let envelope = await compute(call.function, input: call.input, context: call.context,
                                          id: call.id, functionID: call.functionID)
             reply(envelope)
         }
@@ -179,12 +183,12 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     }
 
     /// Runs the function; the reply is a response or a typed error.
-    private static func compute(_ function: RegisteredFunction, input: Frame, parameters: ComputeParameters,
+    private static func compute(_ function: RegisteredFunction, input: Frame, context: ComputeContext,
                                 id: UInt64, functionID: String) async -> Escrow_V1_Envelope {
         let clock = ContinuousClock()
         let started = clock.now
         do {
-            let output = try await function(input, context: ComputeContext(parameters: parameters))
+            let output = try await function(input, context: context)
             var reply = Escrow_V1_Envelope()
             reply.requestID = id
             reply.computeResponse = .with {

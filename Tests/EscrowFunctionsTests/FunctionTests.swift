@@ -33,6 +33,7 @@ import Testing
         (ContactsTuples.codeDigest, "ContactsTuples.swift"),
         (LocationRegion.codeDigest, "LocationRegion.swift"),
         (PhotosSummary.codeDigest, "PhotosSummary.swift"),
+        (WeatherCurrent.codeDigest, "WeatherCurrent.swift"),
     ])
     func digestFollowsTheSourceCode(digest: String, file: String) throws {
         #expect(digest == (try Self.expectedDigest(file: file)))
@@ -45,8 +46,8 @@ import Testing
     }
 
     @Test func catalogShipsThePaperFunctions() throws {
-        #expect(EscrowFunctions.catalog.descriptors.map(\.id) == ["contacts.tuples", "identity", "location.region", "photos.summary"])
-        #expect(throws: CatalogError.unknownFunction("weather.magic", available: ["contacts.tuples", "identity", "location.region", "photos.summary"])) {
+        #expect(EscrowFunctions.catalog.descriptors.map(\.id) == ["contacts.tuples", "identity", "location.region", "photos.summary", "weather.current"])
+        #expect(throws: CatalogError.unknownFunction("weather.magic", available: ["contacts.tuples", "identity", "location.region", "photos.summary", "weather.current"])) {
             try EscrowFunctions.catalog.function("weather.magic")
         }
     }
@@ -160,6 +161,19 @@ import Testing
         let counts = try output.column("count")
         let rows = (0..<output.rowCount).map { "\(months.string(at: $0) ?? "")/\(types.string(at: $0) ?? "")=\(counts.int64(at: $0) ?? 0)" }
         #expect(rows == ["2025-01/image=2", "2025-01/video=1", "2025-02/image=1", "unknown/audio=1"])
+    }
+
+    @Test func weatherNeedsTheNetworkTheEscrowGives() async throws {
+        let point = try Frame(columns: [
+            Column(name: "latitude", values: .double([48.85])),
+            Column(name: "longitude", values: .double([2.35])),
+        ])
+        await #expect(throws: ComputeError.networkUnavailable) {
+            try await run("weather.current", point, parameters: ["service": "http://127.0.0.1:1"])
+        }
+        await #expect(throws: ComputeError.invalidParameter(name: "service", reason: "give the weather service's http(s) base URL")) {
+            try await run("weather.current", point, parameters: ["service": "file:///etc/passwd"])
+        }
     }
 
     @Test func identityReturnsItsInput() async throws {

@@ -1,0 +1,77 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// `escrow-platform --listen HOST:PORT`: a small HTTP service on loopback standing in for the
+/// example apps' own backends. Compute functions reach it only through the escrow's network
+/// client. Prints "listening on HOST:PORT" when ready; stops on SIGTERM/SIGINT.
+///
+///   GET /weather?latitude=L&longitude=M  →  {"temperature": T, "condition": "…"}
+@main
+enum PlatformService {
+    static func main() async throws {
+        let arguments = CommandLine.arguments
+        guard arguments.count == 3, arguments[1] == "--listen", let colon = arguments[2].lastIndex(of: ":"),
+              let port = Int(arguments[2][arguments[2].index(after: colon)...]) else {
+            FileHandle.standardError.write(Data("usage: escrow-platform --listen HOST:PORT\n".utf8))
+            exit(64)
+        }
+        let host = String(arguments[2][..<colon])
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(PlatformHandler())
+                }
+            }
+            .bind(host: host, port: port).get()
+        FileHandle.standardOutput.write(Data("listening on \(host):\(channel.localAddress?.port ?? port)\n".utf8))
+        try await channel.closeFuture.get()
+    }
+}
+
+/// Answers one request per call from the request line alone.
+final class PlatformHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private var head: HTTPRequestHead?
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let request): head = request
+        case .body: break
+        case .end:
+            guard let head else { return }
+            let (status, body) = Self.answer(head)
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "application/json")
+            headers.add(name: "Content-Length", value: String(body.utf8.count))
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            self.head = nil
+        }
+    }
+
+    static func answer(_ head: HTTPRequestHead) -> (HTTPResponseStatus, String) {
+        let components = URLComponents(string: head.uri)
+        let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
+        switch (head.method, components?.path) {
+        case (.GET, "/weather"):
+            guard let latitude = query["latitude"].flatMap(Double.init), let longitude = query["longitude"].flatMap(Double.init),
+                  (-90...90).contains(latitude), (-180...180).contains(longitude) else {
+                return (.badRequest, #"{"error": "latitude and longitude are required"}"#)
+            }
+            // A deterministic stand-in for a forecast: warmer near the equator, varying with longitude.
+            let temperature = ((28 - abs(latitude) * 0.4 + sin(longitude * .pi / 180) * 3) * 10).rounded() / 10
+            let conditions = ["sunny", "cloudy", "rain", "windy"]
+            let condition = conditions[Int(abs(latitude * 7 + longitude * 3)) % conditions.count]
+            return (.ok, #"{"temperature": \#(temperature), "condition": "\#(condition)"}"#)
+        default:
+            return (.notFound, #"{"error": "not found"}"#)
+        }
+    }
+}

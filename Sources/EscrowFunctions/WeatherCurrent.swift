@@ -1,0 +1,50 @@
+import EscrowCore
+import Foundation
+
+/// The current weather at the latest location, from the app's weather service — the paper's
+/// running example. The location goes to the service named by the `service` parameter (which the
+/// individual sees and approves with the flow); only temperature and condition come back.
+///
+/// Parameters: `service`, the base URL of the weather service (`http://host:port`).
+public struct WeatherCurrent: ComputeFunction {
+    public static let id = "weather.current"
+    public static let version = 1
+    public static let summary = "Sends the latest location to the app's weather service and gives the app only the weather there."
+    public static let inputs = InputContract.columns([
+        InputColumn("latitude", .double, .int64),
+        InputColumn("longitude", .double, .int64),
+    ])
+    public static let parameters = [
+        ParameterDeclaration("service", .text(maxLength: 200), summary: "the weather service's base URL (receives the location)"),
+    ]
+    public static let codeDigest = SourceDigest.of(#fileID)
+
+    public init() {}
+
+    private struct Answer: Decodable {
+        let temperature: Double
+        let condition: String
+    }
+
+    public func compute(_ input: Frame, context: ComputeContext) async throws -> Frame {
+        guard let service = context.parameters["service"], service.hasPrefix("http://") || service.hasPrefix("https://") else {
+            throw ComputeError.invalidParameter(name: "service", reason: "give the weather service's http(s) base URL")
+        }
+        var temperature = ColumnBuilder(name: "temperature", type: .double)
+        var condition = ColumnBuilder(name: "condition", type: .string)
+        if input.rowCount > 0, let latitude = try input.column("latitude").double(at: 0),
+           let longitude = try input.column("longitude").double(at: 0) {
+            let network = try context.requireNetwork()
+            let response = try await network.send(NetworkRequest(url: "\(service)/weather?latitude=\(latitude)&longitude=\(longitude)"))
+            guard response.status == 200 else { throw ComputeError.serviceFailed("the weather service answered \(response.status)") }
+            do {
+                let answer = try JSONDecoder().decode(Answer.self, from: Data(response.body))
+                temperature.append(answer.temperature)
+                condition.append(answer.condition)
+            } catch {
+                throw ComputeError.serviceFailed("the weather service's answer is not {\"temperature\", \"condition\"}")
+            }
+        }
+        return try Frame(columns: [temperature.build(), condition.build()])
+    }
+}

@@ -1,0 +1,73 @@
+import EscrowCore
+import EscrowFunctions
+import EscrowHost
+import EscrowTestSupport
+import Foundation
+import Logging
+import Testing
+
+/// Compute functions reach the app's service only through the escrow's network client.
+@Suite struct NetworkComputeTests {
+    let logger = Logger(label: "test")
+    static let lastLocation = "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1"
+
+    @Test func theWeatherFlowAsksTheServiceThroughTheEscrow() async throws {
+        let platform = try PlatformServiceProcess()
+        defer { platform.stop() }
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            let host = try EscrowHost(home: temporary.home, logger: logger)
+            let result = try await host.runApproving(app: "org.example.weather", purpose: "Weather where you are",
+                                                     access: Self.lastLocation, compute: "weather.current",
+                                                     parameters: ComputeParameters(["service": platform.baseURL]))
+            #expect(result.output.columnNames == ["temperature", "condition"])
+            let temperature = try #require(try result.output.column("temperature").double(at: 0))
+            // The seeded latest fix is 41.7886, -87.5987: the service's formula gives this.
+            let expected = ((28 - 41.7886 * 0.4 + sin(-87.5987 * .pi / 180) * 3) * 10).rounded() / 10
+            #expect(temperature == expected)
+            #expect(try result.output.column("condition").string(at: 0) != nil)
+            // The service is part of the approved flow: another service is a new flow.
+            await #expect(throws: DecisionError.self) {
+                try await host.run(app: "org.example.weather", purpose: "Weather where you are", access: Self.lastLocation,
+                                   compute: "weather.current", parameters: ComputeParameters(["service": "http://127.0.0.1:1"]))
+            }
+        }
+    }
+
+    @Test func anUnreachableServiceIsAClearFailureAndAudited() async throws {
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            let host = try EscrowHost(home: temporary.home, logger: logger)
+            await #expect {
+                try await host.runApproving(app: "org.example.weather", purpose: "Weather", access: Self.lastLocation,
+                                            compute: "weather.current", parameters: ComputeParameters(["service": "http://127.0.0.1:1"]))
+            } throws: { error in
+                guard case .computeFailed(let function, let reason)? = error as? RunError else { return false }
+                return function == "weather.current" && reason.contains("127.0.0.1")
+            }
+            #expect(try host.audit.entries().last?.facts.outcome == .failed)
+        }
+    }
+
+    @Test func aFunctionOnTheComputeServerGetsTheServersNetwork() async throws {
+        let platform = try PlatformServiceProcess()
+        defer { platform.stop() }
+        let certificates = try DevCertificates()
+        defer { certificates.remove() }
+        let server = try await ComputeServerProcess.start(certificates: certificates)
+        defer { server.kill() }
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            let host = try EscrowHost(home: temporary.home, logger: logger)
+            try host.servers.add(id: "compute-1", addresses: [server.address], caFile: certificates.path("ca.pem"),
+                                 serverName: "compute-1", clientCertificate: certificates.path("client.pem"),
+                                 clientKey: certificates.path("client-key.pem"))
+            let parameters = ComputeParameters(["service": platform.baseURL])
+            let local = try await host.runApproving(app: "org.example.weather", purpose: "Weather", access: Self.lastLocation,
+                                                    compute: "weather.current", parameters: parameters)
+            let remote = try await host.runApproving(app: "org.example.weather", purpose: "Weather", access: Self.lastLocation,
+                                                     compute: "weather.current", on: .server("compute-1"), parameters: parameters)
+            #expect(remote.output == local.output)
+        }
+    }
+}

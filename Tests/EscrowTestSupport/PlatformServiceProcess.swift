@@ -1,0 +1,46 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The example apps' platform service (`EscrowPlatform`) on 127.0.0.1 with a free port.
+public final class PlatformServiceProcess: Sendable {
+    public let port: Int
+    private let process: Process
+
+    /// Starts it and waits (up to 20 s) for its "listening on" line.
+    public init() throws {
+        let process = Process()
+        process.executableURL = try BuiltExecutable.url(named: "EscrowPlatform")
+        process.arguments = ["--listen", "127.0.0.1:0"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var printed = Data()
+        while !printed.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed.append(chunk)
+        }
+        let line = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard line.hasPrefix("listening on "), let colon = line.lastIndex(of: ":"), let port = Int(line[line.index(after: colon)...]) else {
+            kill(process.processIdentifier, SIGKILL)
+            throw FixtureError("the platform service did not start: '\(line)'")
+        }
+        self.process = process
+        self.port = port
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Stops the service.
+    public func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}
