@@ -114,6 +114,12 @@ let package = Package(
             path: "Examples/Platform",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "EscrowWeatherApp",
+            dependencies: ["Escrow", "EscrowCore", "EscrowFunctions"],
+            path: "Examples/Weather",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "EscrowTestSupport",
             dependencies: ["EscrowCore", "EscrowStore", "EscrowHost"],

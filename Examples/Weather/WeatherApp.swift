@@ -1,0 +1,52 @@
+import Escrow
+import EscrowCore
+import EscrowFunctions
+import Foundation
+
+/// `escrow-weather --service URL [--socket PATH]`: the paper's running example written against the
+/// Escrow SDK. The app asks the escrow for the weather at the latest location; the escrow sends the
+/// location to the weather service named by the app (the individual sees and approves that) and
+/// gives the app only the weather.
+@main
+enum WeatherApp {
+    static func main() async {
+        var service: String?
+        var socket: String?
+        var arguments = CommandLine.arguments.dropFirst().makeIterator()
+        while let argument = arguments.next() {
+            switch argument {
+            case "--service": service = arguments.next()
+            case "--socket": socket = arguments.next()
+            default:
+                FileHandle.standardError.write(Data("usage: escrow-weather --service URL [--socket PATH]\n".utf8))
+                exit(64)
+            }
+        }
+        guard let service else {
+            FileHandle.standardError.write(Data("usage: escrow-weather --service URL [--socket PATH]\n".utf8))
+            exit(64)
+        }
+        do throws(EscrowError) {
+            let escrow = try await Escrow.connect(app: "org.example.weather", socket: socket)
+            let weather = try await escrow.run(
+                access: "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1",
+                compute: WeatherCurrent.self, purpose: "Show the weather where you are",
+                parameters: ["service": service])
+            await escrow.close()
+            guard weather.rowCount == 1, let temperature = try? weather.column("temperature").double(at: 0),
+                  let condition = try? weather.column("condition").string(at: 0) else {
+                print("Weather: no location recorded yet")
+                return
+            }
+            print("Weather where you are: \(temperature) °C, \(condition)")
+        } catch {
+            if let command = error.approvalCommand {
+                print("This app needs your approval to use your location for the weather.")
+                print("Review it with `escrow flows show \(command.split(separator: " ").last ?? "")`, then run: \(command)")
+                exit(2)
+            }
+            FileHandle.standardError.write(Data("escrow-weather: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+}
