@@ -62,7 +62,7 @@ let package = Package(
         ),
         .target(
             name: "EscrowFunctions",
-            dependencies: ["EscrowCore"],
+            dependencies: ["EscrowCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings,
             plugins: ["FunctionDigestsPlugin"]
         ),
@@ -107,6 +107,7 @@ let package = Package(
         .executableTarget(
             name: "EscrowPlatform",
             dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -118,6 +119,12 @@ let package = Package(
             name: "EscrowWeatherApp",
             dependencies: ["Escrow", "EscrowCore", "EscrowFunctions"],
             path: "Examples/Weather",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "EscrowContactDiscoveryApp",
+            dependencies: ["Escrow", "EscrowCore", "EscrowFunctions"],
+            path: "Examples/ContactDiscovery",
             swiftSettings: strictSettings
         ),
         .target(
@@ -146,7 +153,7 @@ let package = Package(
         .testTarget(
             name: "EscrowTests",
             dependencies: [
-                "Escrow", "EscrowCore", "EscrowHost", "EscrowFunctions", "EscrowTestSupport",
+                "Escrow", "EscrowCore", "EscrowHost", "EscrowStore", "EscrowFunctions", "EscrowTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -8,6 +9,7 @@ import NIOPosix
 /// client. Prints "listening on HOST:PORT" when ready; stops on SIGTERM/SIGINT.
 ///
 ///   GET /weather?latitude=L&longitude=M  →  {"temperature": T, "condition": "…"}
+///   POST /directory/match  [sha256(digits), …]  →  the hashes of registered users' numbers
 @main
 enum PlatformService {
     static func main() async throws {
@@ -38,14 +40,23 @@ final class PlatformHandler: ChannelInboundHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+
+    /// The numbers (digits only) of the service's registered users, hashed as clients send them.
+    static let directory: Set<String> = Set(["5555550111", "5555550121", "49305550104", "5555550181", "905555550251"].map { digits in
+        SHA256.hash(data: Array(digits.utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    })
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let request): head = request
-        case .body: break
+        case .head(let request):
+            head = request
+            body = []
+        case .body(var chunk):
+            if body.count < 1 << 20, let bytes = chunk.readBytes(length: chunk.readableBytes) { body += bytes }
         case .end:
             guard let head else { return }
-            let (status, body) = Self.answer(head)
+            let (status, body) = Self.answer(head, body: self.body)
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: "application/json")
             headers.add(name: "Content-Length", value: String(body.utf8.count))
@@ -56,7 +67,7 @@ final class PlatformHandler: ChannelInboundHandler {
         }
     }
 
-    static func answer(_ head: HTTPRequestHead) -> (HTTPResponseStatus, String) {
+    static func answer(_ head: HTTPRequestHead, body: [UInt8]) -> (HTTPResponseStatus, String) {
         let components = URLComponents(string: head.uri)
         let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
         switch (head.method, components?.path) {
@@ -70,6 +81,12 @@ final class PlatformHandler: ChannelInboundHandler {
             let conditions = ["sunny", "cloudy", "rain", "windy"]
             let condition = conditions[Int(abs(latitude * 7 + longitude * 3)) % conditions.count]
             return (.ok, #"{"temperature": \#(temperature), "condition": "\#(condition)"}"#)
+        case (.POST, "/directory/match"):
+            guard let hashes = try? JSONDecoder().decode([String].self, from: Data(body)) else {
+                return (.badRequest, #"{"error": "expected a JSON array of hashes"}"#)
+            }
+            let known = hashes.filter(directory.contains).sorted()
+            return (.ok, "[" + known.map { "\"\($0)\"" }.joined(separator: ",") + "]")
         default:
             return (.notFound, #"{"error": "not found"}"#)
         }

@@ -7,6 +7,7 @@ public enum EscrowFunctions {
     public static let all: [RegisteredFunction] = [
         RegisteredFunction(Identity.self),
         RegisteredFunction(ContactsTuples.self),
+        RegisteredFunction(ContactsDiscovery.self),
         RegisteredFunction(LocationRegion.self),
         RegisteredFunction(PhotosSummary.self),
         RegisteredFunction(WeatherCurrent.self),

@@ -34,6 +34,7 @@ import Testing
         (LocationRegion.codeDigest, "LocationRegion.swift"),
         (PhotosSummary.codeDigest, "PhotosSummary.swift"),
         (WeatherCurrent.codeDigest, "WeatherCurrent.swift"),
+        (ContactsDiscovery.codeDigest, "ContactsDiscovery.swift"),
     ])
     func digestFollowsTheSourceCode(digest: String, file: String) throws {
         #expect(digest == (try Self.expectedDigest(file: file)))
@@ -46,8 +47,8 @@ import Testing
     }
 
     @Test func catalogShipsThePaperFunctions() throws {
-        #expect(EscrowFunctions.catalog.descriptors.map(\.id) == ["contacts.tuples", "identity", "location.region", "photos.summary", "weather.current"])
-        #expect(throws: CatalogError.unknownFunction("weather.magic", available: ["contacts.tuples", "identity", "location.region", "photos.summary", "weather.current"])) {
+        #expect(EscrowFunctions.catalog.descriptors.map(\.id) == ["contacts.discovery", "contacts.tuples", "identity", "location.region", "photos.summary", "weather.current"])
+        #expect(throws: CatalogError.unknownFunction("weather.magic", available: ["contacts.discovery", "contacts.tuples", "identity", "location.region", "photos.summary", "weather.current"])) {
             try EscrowFunctions.catalog.function("weather.magic")
         }
     }

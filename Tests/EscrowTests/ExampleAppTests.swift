@@ -1,4 +1,5 @@
 import EscrowHost
+import EscrowStore
 import EscrowTestSupport
 import Foundation
 import Logging
@@ -6,7 +7,17 @@ import Testing
 
 /// The example apps, as real processes, against the real daemon and platform service.
 @Suite struct ExampleAppTests {
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+    /// Runs an example app to completion on a Dispatch thread: waiting for a process must not block
+    /// the task pool the in-process daemon answers the app from.
+    static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try runBlocking(executable, arguments) })
+            }
+        }
+    }
+
+    private static func runBlocking(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
         process.executableURL = try BuiltExecutable.url(named: executable)
         process.arguments = arguments
@@ -31,22 +42,62 @@ import Testing
             try await daemon.start()
             let arguments = ["--service", platform.baseURL, "--socket", daemon.socketPath]
 
-            let first = try Self.run("EscrowWeatherApp", arguments)
+            let first = try await Self.run("EscrowWeatherApp", arguments)
             #expect(first.status == 2)
             let flow = try #require(try daemon.host.flows.list(status: .pending).first?.id)
             #expect(first.output.contains("escrow approve \(flow)"))
 
             try daemon.host.flows.approve(flow, .always)
-            let second = try Self.run("EscrowWeatherApp", arguments)
+            let second = try await Self.run("EscrowWeatherApp", arguments)
             #expect(second.status == 0, "\(second.errors)")
             #expect(second.output.hasPrefix("Weather where you are: "))
             #expect(second.output.contains(" °C, "))
 
             // A different service is a different dataflow: pending again.
-            let elsewhere = try Self.run("EscrowWeatherApp", ["--service", "http://127.0.0.1:9", "--socket", daemon.socketPath])
+            let elsewhere = try await Self.run("EscrowWeatherApp", ["--service", "http://127.0.0.1:9", "--socket", daemon.socketPath])
             #expect(elsewhere.status == 2)
             await daemon.shutdown()
             #expect(try daemon.host.audit.verify() == .intact(entries: 3))
+        }
+    }
+
+    @Test func contactDiscoveryOnTheComputeServerReturnsOnlyMatches() async throws {
+        let platform = try PlatformServiceProcess()
+        defer { platform.stop() }
+        let certificates = try DevCertificates()
+        defer { certificates.remove() }
+        let server = try await ComputeServerProcess.start(certificates: certificates)
+        defer { server.kill() }
+        let logger = Logger(label: "test")
+        try await TemporaryHome.with { temporary in
+            let contacts = BuiltExecutable.packageRoot.appendingPathComponent("Examples/SampleData/contacts.vcf")
+            _ = try Importer(home: temporary.home, logger: logger).importContacts(from: contacts)
+            let host = try EscrowHost(home: temporary.home, logger: logger)
+            try host.servers.add(id: "compute-1", addresses: [server.address], caFile: certificates.path("ca.pem"),
+                                 serverName: "compute-1", clientCertificate: certificates.path("client.pem"),
+                                 clientKey: certificates.path("client-key.pem"))
+            let daemon = try HostDaemon(host: host, logger: logger)
+            try await daemon.start()
+            let arguments = ["--directory", platform.baseURL, "--server", "compute-1", "--socket", daemon.socketPath]
+
+            let first = try await Self.run("EscrowContactDiscoveryApp", arguments)
+            #expect(first.status == 2, "\(first.errors)")
+            let flow = try #require(try host.flows.list(status: .pending).first)
+            #expect(first.output.contains("escrow approve \(flow.id)"))
+            #expect(flow.destination == "server:compute-1")
+            #expect(flow.reads == ["Contact.phoneNumbers"])
+
+            try host.flows.approve(flow.id, .always)
+            let second = try await Self.run("EscrowContactDiscoveryApp", arguments)
+            #expect(second.status == 0, "\(second.errors)")
+            let lines = second.output.split(separator: "\n").map(String.init)
+            #expect(lines.first == "5 of your contacts use Example Messenger:")
+            #expect(Set(lines.dropFirst().map { $0.trimmingCharacters(in: .whitespaces) })
+                == ["(555) 555-0111", "(555) 555-0121", "+49 30 5550104", "(555) 555-0181", "+90 555 555 0251"])
+            let entry = try #require(try host.audit.entries().last)
+            #expect(entry.facts.destination == "server:compute-1")
+            #expect(entry.facts.bytesSent > 0)
+            await daemon.shutdown()
         }
     }
 }
