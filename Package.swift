@@ -127,6 +127,12 @@ let package = Package(
             path: "Examples/ContactDiscovery",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "EscrowNearbyArticlesApp",
+            dependencies: ["Escrow", "EscrowCore", "EscrowFunctions"],
+            path: "Examples/NearbyArticles",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "EscrowTestSupport",
             dependencies: ["EscrowCore", "EscrowStore", "EscrowHost"],

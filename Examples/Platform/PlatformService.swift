@@ -9,6 +9,7 @@ import NIOPosix
 /// client. Prints "listening on HOST:PORT" when ready; stops on SIGTERM/SIGINT.
 ///
 ///   GET /weather?latitude=L&longitude=M  →  {"temperature": T, "condition": "…"}
+///   GET /articles?south=S&west=W&north=N&east=E  →  [{"title", "latitude", "longitude"}, …] inside the box
 ///   POST /directory/match  [sha256(digits), …]  →  the hashes of registered users' numbers
 @main
 enum PlatformService {
@@ -41,6 +42,15 @@ final class PlatformHandler: ChannelInboundHandler {
 
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
+
+    /// The places the article service knows: (title, latitude, longitude).
+    static let articles: [(String, Double, Double)] = [
+        ("University of Chicago", 41.7886, -87.5987), ("Museum of Science and Industry", 41.7906, -87.5831),
+        ("Willis Tower", 41.8789, -87.6359), ("Millennium Park", 41.8826, -87.6226),
+        ("Brandenburg Gate", 52.5163, 13.3777), ("Berlin Cathedral", 52.5191, 13.4010),
+        ("Alexanderplatz", 52.5219, 13.4132), ("Museum Island", 52.5169, 13.4019),
+        ("Belém Tower", 38.6916, -9.2160), ("Eiffel Tower", 48.8584, 2.2945),
+    ]
 
     /// The numbers (digits only) of the service's registered users, hashed as clients send them.
     static let directory: Set<String> = Set(["5555550111", "5555550121", "49305550104", "5555550181", "905555550251"].map { digits in
@@ -81,6 +91,14 @@ final class PlatformHandler: ChannelInboundHandler {
             let conditions = ["sunny", "cloudy", "rain", "windy"]
             let condition = conditions[Int(abs(latitude * 7 + longitude * 3)) % conditions.count]
             return (.ok, #"{"temperature": \#(temperature), "condition": "\#(condition)"}"#)
+        case (.GET, "/articles"):
+            guard let south = query["south"].flatMap(Double.init), let west = query["west"].flatMap(Double.init),
+                  let north = query["north"].flatMap(Double.init), let east = query["east"].flatMap(Double.init) else {
+                return (.badRequest, #"{"error": "south, west, north and east are required"}"#)
+            }
+            let inside = articles.filter { $0.1 >= south && $0.1 <= north && $0.2 >= west && $0.2 <= east }
+            return (.ok, "[" + inside.map { #"{"title": "\#($0.0)", "latitude": \#($0.1), "longitude": \#($0.2)}"# }
+                .joined(separator: ",") + "]")
         case (.POST, "/directory/match"):
             guard let hashes = try? JSONDecoder().decode([String].self, from: Data(body)) else {
                 return (.badRequest, #"{"error": "expected a JSON array of hashes"}"#)

@@ -6,6 +6,7 @@ public enum EscrowFunctions {
     /// Every function shipped with the escrow.
     public static let all: [RegisteredFunction] = [
         RegisteredFunction(Identity.self),
+        RegisteredFunction(ArticlesNearby.self),
         RegisteredFunction(ContactsTuples.self),
         RegisteredFunction(ContactsDiscovery.self),
         RegisteredFunction(LocationRegion.self),

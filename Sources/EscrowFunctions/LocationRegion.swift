@@ -20,9 +20,6 @@ public struct LocationRegion: ComputeFunction {
     ]
     public static let codeDigest = SourceDigest.of(#fileID)
 
-    /// Meters per degree of latitude (mean).
-    static let metersPerDegree = 111_320.0
-
     public init() {}
 
     public func compute(_ input: Frame, context: ComputeContext) throws -> Frame {
@@ -32,28 +29,12 @@ public struct LocationRegion: ComputeFunction {
         let latitudes = try input.column("latitude")
         let longitudes = try input.column("longitude")
         if input.rowCount > 0, let latitude = latitudes.double(at: 0), let longitude = longitudes.double(at: 0) {
-            let cell = Self.cell(latitude: latitude, longitude: longitude, radius: radius)
+            let cell = GridCell(latitude: latitude, longitude: longitude, radius: radius)
             for (index, value) in [cell.south, cell.west, cell.north, cell.east,
                                    (cell.south + cell.north) / 2, (cell.west + cell.east) / 2, radius].enumerated() {
                 builders[index].append(value)
             }
         }
         return try Frame(columns: builders.map { $0.build() })
-    }
-
-    /// The grid cell containing the point.
-    static func cell(latitude: Double, longitude: Double, radius: Double)
-        -> (south: Double, west: Double, north: Double, east: Double) {
-        let latitudeStep = 2 * radius / metersPerDegree
-        let row = (latitude / latitudeStep).rounded(.down)
-        let south = max(-90, row * latitudeStep)
-        let north = min(90, south + latitudeStep)
-        let middle = (south + north) / 2
-        let shrink = max(cos(middle * .pi / 180), 0.01)
-        let longitudeStep = min(360, 2 * radius / (metersPerDegree * shrink))
-        let column = ((longitude + 180) / longitudeStep).rounded(.down)
-        let west = column * longitudeStep - 180
-        let east = min(180, west + longitudeStep)
-        return (south, west, north, east)
     }
 }

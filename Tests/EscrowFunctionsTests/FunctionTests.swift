@@ -35,6 +35,7 @@ import Testing
         (PhotosSummary.codeDigest, "PhotosSummary.swift"),
         (WeatherCurrent.codeDigest, "WeatherCurrent.swift"),
         (ContactsDiscovery.codeDigest, "ContactsDiscovery.swift"),
+        (ArticlesNearby.codeDigest, "ArticlesNearby.swift"),
     ])
     func digestFollowsTheSourceCode(digest: String, file: String) throws {
         #expect(digest == (try Self.expectedDigest(file: file)))
@@ -47,8 +48,8 @@ import Testing
     }
 
     @Test func catalogShipsThePaperFunctions() throws {
-        #expect(EscrowFunctions.catalog.descriptors.map(\.id) == ["contacts.discovery", "contacts.tuples", "identity", "location.region", "photos.summary", "weather.current"])
-        #expect(throws: CatalogError.unknownFunction("weather.magic", available: ["contacts.discovery", "contacts.tuples", "identity", "location.region", "photos.summary", "weather.current"])) {
+        #expect(EscrowFunctions.catalog.descriptors.map(\.id) == ["articles.nearby", "contacts.discovery", "contacts.tuples", "identity", "location.region", "photos.summary", "weather.current"])
+        #expect(throws: CatalogError.unknownFunction("weather.magic", available: ["articles.nearby", "contacts.discovery", "contacts.tuples", "identity", "location.region", "photos.summary", "weather.current"])) {
             try EscrowFunctions.catalog.function("weather.magic")
         }
     }

@@ -100,4 +100,28 @@ import Testing
             await daemon.shutdown()
         }
     }
+
+    @Test func nearbyArticlesGetsOnlyTheAreaAndShowsTitles() async throws {
+        let platform = try PlatformServiceProcess()
+        defer { platform.stop() }
+        let logger = Logger(label: "test")
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            let daemon = try HostDaemon(host: try EscrowHost(home: temporary.home, logger: logger), logger: logger)
+            try await daemon.start()
+            let arguments = ["--service", platform.baseURL, "--socket", daemon.socketPath]
+            let first = try await Self.run("EscrowNearbyArticlesApp", arguments)
+            #expect(first.status == 2, "\(first.errors)")
+            let flow = try #require(try daemon.host.flows.list(status: .pending).first)
+            #expect(first.output.contains("escrow approve \(flow.id)"))
+            try daemon.host.flows.approve(flow.id, .always)
+            let second = try await Self.run("EscrowNearbyArticlesApp", arguments)
+            #expect(second.status == 0, "\(second.errors)")
+            // The seeded latest fix is on the University of Chicago's campus.
+            #expect(second.output.contains("University of Chicago"))
+            #expect(!second.output.contains("Brandenburg Gate"))
+            #expect(!second.output.contains("Willis Tower"), "10 km away: outside a 2 km area")
+            await daemon.shutdown()
+        }
+    }
 }
