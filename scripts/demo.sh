@@ -14,17 +14,41 @@ if [ "${1:-}" = "--keep" ]; then keep="${2:?--keep needs a folder}"; fi
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 show() { printf '$'; printf ' %q' "$@"; printf '\n'; "$@"; }
 
-step "Installing what is missing and building escrow"
+step "Installing what is missing and building escrow, the compute server and the example apps"
 ./scripts/install-deps.sh
-swift build --product escrow 2>&1 | tail -n 1
-escrow="$root/.build/debug/escrow"
+swift build 2>&1 | tail -n 1
+bin="$root/.build/debug"
+escrow="$bin/escrow"
 
+# Background processes of the demo (compute server, platform service, daemon): stopped at exit.
+pids=()
+cleanup() {
+  for pid in "${pids[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]:-}"; do [ -n "$pid" ] && wait "$pid" 2>/dev/null || true; done
+  if [ -z "$keep" ]; then rm -rf "$home"; fi
+}
 if [ -n "$keep" ]; then
   home="$keep"
 else
   home=$(mktemp -d "${TMPDIR:-/tmp}/escrow-demo.XXXXXX")
-  trap 'rm -rf "$home"' EXIT
 fi
+trap cleanup EXIT
+
+# Starts a program in the background (remembered for cleanup) and waits for its "listening on …"
+# line; sets $port to what it printed. Not to be called in $(…): the pid must reach this shell.
+start() {
+  local log="$1"; shift
+  "$@" > "$log" 2>&1 &
+  pids+=("$!")
+  for _ in $(seq 1 100); do
+    if grep -q "listening on" "$log"; then port=$(sed -n 's/.*listening on .*:\([0-9]*\)$/\1/p' "$log" | head -1); return 0; fi
+    sleep 0.1
+  done
+  echo "demo: $* did not start: $(cat "$log")" >&2
+  return 1
+}
+# The flow id in an app's "escrow approve XXXX" hint.
+pending_flow() { sed -n 's/.*escrow approve \([0-9a-f]*\).*/\1/p' | head -1; }
 export ESCROW_HOME="$home"
 samples="$root/Examples/SampleData"
 
@@ -91,10 +115,42 @@ show "$escrow" run --app org.example.sneaky --purpose "Read everything" \
 show "$escrow" run --app org.example.sneaky --purpose "Wipe" \
   --sql "DELETE FROM Contact" --compute identity || true
 
-step "11. Every attempt, allowed or refused, is in the audit log, and the log is tamper-evident"
+step "11. Apps through the SDK: the daemon, the compute server and the apps' own backend"
+echo "The operator's compute server (mutual TLS, certificates made just now), the apps' backend,"
+echo "and the individual's daemon, which apps reach through a private socket:"
+bash certs/make-dev-certs.sh "$home/certs" --quiet
+start "$home/compute.log" "$bin/escrow-compute" --listen 127.0.0.1:0 \
+  --cert "$home/certs/server.pem" --key "$home/certs/server-key.pem" --client-ca "$home/certs/ca.pem"
+compute_port=$port
+start "$home/platform.log" "$bin/EscrowPlatform" --listen 127.0.0.1:0
+platform_port=$port
+start "$home/daemon.log" "$escrow" serve
+echo "compute server on 127.0.0.1:$compute_port, backend on 127.0.0.1:$platform_port, daemon on $home/escrow.sock"
+show "$escrow" servers add compute-1 --address "127.0.0.1:$compute_port" --ca "$home/certs/ca.pem" \
+  --server-name compute-1 --client-cert "$home/certs/client.pem" --client-key "$home/certs/client-key.pem"
+backend="http://127.0.0.1:$platform_port"
+
+step "12. A weather app (the paper's running example): pending, approved, answered"
+out=$("$bin/EscrowWeatherApp" --service "$backend" || true); echo "$out"
+show "$escrow" approve "$(echo "$out" | pending_flow)"
+show "$bin/EscrowWeatherApp" --service "$backend"
+
+step "13. Contact discovery on the compute server: hashed numbers out, only matches back"
+out=$("$bin/EscrowContactDiscoveryApp" --directory "$backend" --server compute-1 || true); echo "$out"
+show "$escrow" flows show "$(echo "$out" | pending_flow)"
+show "$escrow" approve "$(echo "$out" | pending_flow)"
+show "$bin/EscrowContactDiscoveryApp" --directory "$backend" --server compute-1
+
+step "14. Nearby articles: only the area around you leaves, never the point"
+out=$("$bin/EscrowNearbyArticlesApp" --service "$backend" || true); echo "$out"
+show "$escrow" approve "$(echo "$out" | pending_flow)"
+show "$bin/EscrowNearbyArticlesApp" --service "$backend"
+
+step "15. Every attempt, allowed or refused, is in the audit log, and the log is tamper-evident"
 show "$escrow" flows
 show "$escrow" audit
 show "$escrow" audit verify
 
 step "Done"
-if [ -n "$keep" ]; then echo "The demo home is kept at $home"; else echo "The demo home was temporary and has been removed."; fi
+echo "Stopping the daemon, the compute server and the backend."
+if [ -n "$keep" ]; then echo "The demo home is kept at $home"; else echo "The demo home was temporary and is removed."; fi
