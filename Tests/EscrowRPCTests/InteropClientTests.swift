@@ -31,19 +31,8 @@ import Testing
         return folder
     }
 
-    static func run(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    static func run(_ executable: URL, _ arguments: [String]) throws -> ChildProcess.Outcome {
+        try ChildProcess.run(executable, arguments)
     }
 
     @Test func theCClientReadsTheCatalogAndMakesAComputeCall() async throws {

@@ -7,29 +7,9 @@ import Testing
 
 /// The example apps, as real processes, against the real daemon and platform service.
 @Suite struct ExampleAppTests {
-    /// Runs an example app to completion on a Dispatch thread: waiting for a process must not block
-    /// the task pool the in-process daemon answers the app from.
-    static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try runBlocking(executable, arguments) })
-            }
-        }
-    }
-
-    private static func runBlocking(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = try BuiltExecutable.url(named: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    /// Runs an example app (off the task pool, see `ChildProcess.runOffPool`).
+    static func run(_ executable: String, _ arguments: [String]) async throws -> ChildProcess.Outcome {
+        try await ChildProcess.runOffPool(try BuiltExecutable.url(named: executable), arguments)
     }
 
     @Test func weatherAppIsPendingThenApprovedThenShowsTheWeather() async throws {

@@ -7,19 +7,8 @@ import Testing
 /// The real `escrow serve` process.
 @Suite struct ServeCommandTests {
     /// Runs `escrow` to completion.
-    static func escrow(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = try BuiltExecutable.url(named: "escrow")
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    static func escrow(_ arguments: [String]) throws -> ChildProcess.Outcome {
+        try ChildProcess.run(try BuiltExecutable.url(named: "escrow"), arguments)
     }
 
     @Test func serveAppsRefuseASecondDaemonAndStopCleanly() async throws {
