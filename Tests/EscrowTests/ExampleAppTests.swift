@@ -12,7 +12,9 @@ import Testing
         try await ChildProcess.runOffPool(try BuiltExecutable.url(named: executable), arguments)
     }
 
-    @Test func weatherAppIsPendingThenApprovedThenShowsTheWeather() async throws {
+    /// The platform service and a daemon over a seeded home, for `body`; both are stopped
+    /// afterwards, also when `body` throws.
+    static func withPlatformAndDaemon(_ body: (PlatformServiceProcess, HostDaemon) async throws -> Void) async throws {
         let platform = try PlatformServiceProcess()
         defer { platform.stop() }
         let logger = Logger(label: "test")
@@ -20,6 +22,18 @@ import Testing
             try temporary.seed()
             let daemon = try HostDaemon(host: try EscrowHost(home: temporary.home, logger: logger), logger: logger)
             try await daemon.start()
+            do {
+                try await body(platform, daemon)
+            } catch {
+                await daemon.shutdown()
+                throw error
+            }
+            await daemon.shutdown()
+        }
+    }
+
+    @Test func weatherAppIsPendingThenApprovedThenShowsTheWeather() async throws {
+        try await Self.withPlatformAndDaemon { platform, daemon in
             let arguments = ["--service", platform.baseURL, "--socket", daemon.socketPath]
 
             let first = try await Self.run("EscrowWeatherApp", arguments)
@@ -36,7 +50,6 @@ import Testing
             // A different service is a different dataflow: pending again.
             let elsewhere = try await Self.run("EscrowWeatherApp", ["--service", "http://127.0.0.1:9", "--socket", daemon.socketPath])
             #expect(elsewhere.status == 2)
-            await daemon.shutdown()
             #expect(try daemon.host.audit.verify() == .intact(entries: 3))
         }
     }
@@ -82,13 +95,7 @@ import Testing
     }
 
     @Test func nearbyArticlesGetsOnlyTheAreaAndShowsTitles() async throws {
-        let platform = try PlatformServiceProcess()
-        defer { platform.stop() }
-        let logger = Logger(label: "test")
-        try await TemporaryHome.with { temporary in
-            try temporary.seed()
-            let daemon = try HostDaemon(host: try EscrowHost(home: temporary.home, logger: logger), logger: logger)
-            try await daemon.start()
+        try await Self.withPlatformAndDaemon { platform, daemon in
             let arguments = ["--service", platform.baseURL, "--socket", daemon.socketPath]
             let first = try await Self.run("EscrowNearbyArticlesApp", arguments)
             #expect(first.status == 2, "\(first.errors)")
@@ -101,7 +108,6 @@ import Testing
             #expect(second.output.contains("University of Chicago"))
             #expect(!second.output.contains("Brandenburg Gate"))
             #expect(!second.output.contains("Willis Tower"), "10 km away: outside a 2 km area")
-            await daemon.shutdown()
         }
     }
 }
