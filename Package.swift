@@ -30,6 +30,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
         // Build-time code generation: function code digests and the embedded schema migrations.
         .executableTarget(name: "EscrowCodegen", path: "Sources/EscrowCodegen"),
@@ -62,7 +64,7 @@ let package = Package(
         ),
         .target(
             name: "EscrowFunctions",
-            dependencies: ["EscrowCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["EscrowCore", "CTurboJPEG", "CPNG", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings,
             plugins: ["FunctionDigestsPlugin"]
         ),
@@ -133,9 +135,15 @@ let package = Package(
             path: "Examples/NearbyArticles",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "EscrowPhotoLabelsApp",
+            dependencies: ["Escrow", "EscrowCore", "EscrowFunctions"],
+            path: "Examples/PhotoLabels",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "EscrowTestSupport",
-            dependencies: ["EscrowCore", "EscrowStore", "EscrowHost"],
+            dependencies: ["EscrowCore", "EscrowStore", "EscrowHost", "CTurboJPEG"],
             path: "Tests/EscrowTestSupport",
             swiftSettings: strictSettings
         ),
@@ -176,7 +184,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EscrowFunctionsTests",
-            dependencies: ["EscrowFunctions", "EscrowCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["EscrowFunctions", "EscrowCore", "EscrowTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .testTarget(

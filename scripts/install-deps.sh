@@ -6,6 +6,8 @@ packages=(
   pkg-config          # finds the system libraries below
   libsqlite3-dev      # the store: SQLite through its C API
   libexif-dev         # photo import: EXIF dates and GPS
+  libturbojpeg0-dev   # photos.labels: JPEG decoding (libjpeg-turbo's TurboJPEG API)
+  libpng-dev          # photos.labels: PNG decoding (libpng's simplified API)
   libxml2             # GPX import (FoundationXML)
   sqlite3             # the sqlite3 shell: the audit tamper tests edit escrow.sqlite with it
   protobuf-compiler   # protoc: Proto/generate.sh, and the test that the committed code is fresh

@@ -10,6 +10,7 @@ public enum EscrowFunctions {
         RegisteredFunction(ContactsTuples.self),
         RegisteredFunction(ContactsDiscovery.self),
         RegisteredFunction(LocationRegion.self),
+        RegisteredFunction(PhotosLabels.self),
         RegisteredFunction(PhotosSummary.self),
         RegisteredFunction(WeatherCurrent.self),
     ]

@@ -36,6 +36,7 @@ import Testing
         (WeatherCurrent.codeDigest, "WeatherCurrent.swift"),
         (ContactsDiscovery.codeDigest, "ContactsDiscovery.swift"),
         (ArticlesNearby.codeDigest, "ArticlesNearby.swift"),
+        (PhotosLabels.codeDigest, "PhotosLabels.swift"),
     ])
     func digestFollowsTheSourceCode(digest: String, file: String) throws {
         #expect(digest == (try Self.expectedDigest(file: file)))
