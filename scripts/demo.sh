@@ -146,7 +146,20 @@ out=$("$bin/EscrowNearbyArticlesApp" --service "$backend" || true); echo "$out"
 show "$escrow" approve "$(echo "$out" | pending_flow)"
 show "$bin/EscrowNearbyArticlesApp" --service "$backend"
 
-step "15. Every attempt, allowed or refused, is in the audit log, and the log is tamper-evident"
+step "15. Photo labels: the pictures are decoded inside the escrow; the app gets labels and look-alikes"
+out=$("$bin/EscrowPhotoLabelsApp" --limit 6 || true); echo "$out"
+show "$escrow" approve "$(echo "$out" | pending_flow)"
+show "$bin/EscrowPhotoLabelsApp" --limit 6
+echo "Asking for more pictures than approved is a different dataflow; the individual denies it:"
+out=$("$bin/EscrowPhotoLabelsApp" --limit 50 || true); echo "$out"
+show "$escrow" deny "$(echo "$out" | pending_flow)" --reason "only my latest pictures"
+show "$bin/EscrowPhotoLabelsApp" --limit 50 || true
+echo "The same labelling on the compute server (the pictures travel over mutual TLS, labels come back):"
+out=$("$bin/EscrowPhotoLabelsApp" --limit 6 --server compute-1 || true); echo "$out"
+show "$escrow" approve "$(echo "$out" | pending_flow)" --once
+show "$bin/EscrowPhotoLabelsApp" --limit 6 --server compute-1
+
+step "16. Every attempt, allowed or refused, is in the audit log, and the log is tamper-evident"
 show "$escrow" flows
 show "$escrow" audit
 show "$escrow" audit verify

@@ -33,7 +33,8 @@ public struct Escrow: Sendable {
     ///
     /// - Throws: `EscrowError.daemonUnavailable` when no daemon answers there.
     public static func connect(app: String, socket: String? = nil) async throws(EscrowError) -> Escrow {
-        let environment = ProcessInfo.processInfo.environment
+        // An empty variable counts as unset, as in the shell's ${VAR:-…}.
+        let environment = ProcessInfo.processInfo.environment.filter { !$0.value.isEmpty }
         guard let path = socket ?? environment["ESCROW_SOCKET"]
                 ?? environment["ESCROW_HOME"].map({ URL(fileURLWithPath: $0).appendingPathComponent("escrow.sock").path }) else {
             throw .daemonUnavailable("no socket given: pass socket:, or set ESCROW_SOCKET or ESCROW_HOME")
@@ -95,7 +96,7 @@ public struct Escrow: Sendable {
             do {
                 return try await connection.run(request, deadline: wait + .seconds(120)).output
             } catch {
-                throw EscrowError(error)
+                throw EscrowError(daemon: error)
             }
         case .embedded(let host):
             let request = DataflowRequest(app: app, purpose: purpose, access: access, compute: function,
@@ -103,7 +104,7 @@ public struct Escrow: Sendable {
             do {
                 return try await Self.runEmbedded(host, request, waitForApproval: waitForApproval)
             } catch {
-                throw EscrowError(error)
+                throw EscrowError(host: error)
             }
         }
     }

@@ -40,8 +40,36 @@ public enum EscrowError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The app-facing error for whatever the daemon or the embedded host threw.
-    init(_ error: any Error) {
+    /// The app-facing error for what the daemon answered (or the socket did).
+    init(daemon error: any Error) {
+        guard let rpc = error as? RPCError else {
+            self = error as? EscrowError ?? .failed("\(error)")
+            return
+        }
+        switch rpc {
+        case .decision(let code, let flow, let message):
+            switch code {
+            case .awaitingApproval: self = .awaitingApproval(flow: flow)
+            case .revoked: self = .revoked(flow: flow)
+            default: self = .denied(flow: flow, reason: message)
+            }
+        case .remote(let code, let message):
+            switch code {
+            case .unknownFunction: self = .unknownFunction(message)
+            case .invalidAccess: self = .invalidAccess(message)
+            case .serverUnavailable: self = .serverUnavailable(message)
+            default: self = .failed(message)
+            }
+        case .connectionClosed, .connectionFailed:
+            self = .daemonUnavailable("\(rpc)")
+        default:
+            self = .failed("\(rpc)")
+        }
+    }
+
+    /// The app-facing error for what the embedded host threw: the same cases an app gets from
+    /// the daemon for the same failure.
+    init(host error: any Error) {
         switch error {
         case let error as EscrowError:
             self = error
@@ -51,29 +79,10 @@ public enum EscrowError: Error, Sendable, Equatable, CustomStringConvertible {
             case .denied(let flow, let reason): self = .denied(flow: flow, reason: reason ?? "")
             case .revoked(let flow): self = .revoked(flow: flow)
             }
-        case let rpc as RPCError:
-            switch rpc {
-            case .decision(let code, let flow, let message):
-                switch code {
-                case .awaitingApproval: self = .awaitingApproval(flow: flow)
-                case .revoked: self = .revoked(flow: flow)
-                default: self = .denied(flow: flow, reason: message)
-                }
-            case .remote(let code, let message):
-                switch code {
-                case .unknownFunction: self = .unknownFunction(message)
-                case .invalidAccess: self = .invalidAccess(message)
-                case .serverUnavailable: self = .serverUnavailable(message)
-                default: self = .failed(message)
-                }
-            case .connectionClosed, .connectionFailed:
-                self = .daemonUnavailable("\(rpc)")
-            default:
-                self = .failed("\(rpc)")
-            }
         case is AccessError: self = .invalidAccess("\(error)")
         case is CatalogError: self = .unknownFunction("\(error)")
-        case is ServerError, is RemoteComputeError: self = .serverUnavailable("\(error)")
+        // From the host, a protocol or connection error can only come from a compute server.
+        case is ServerError, is RemoteComputeError, is RPCError: self = .serverUnavailable("\(error)")
         default: self = .failed("\(error)")
         }
     }

@@ -27,9 +27,9 @@ public final class StateDatabase: @unchecked Sendable {
     /// The durability this connection commits with (the home's `audit.durability` setting).
     public let durability: AuditDurability
 
-    /// Opens the state database of an initialised home.
+    /// Opens the state database of an initialised home, upgrading its schemas first.
     public init(home: EscrowHome) throws(StoreError) {
-        try home.requireInitialized()
+        try home.upgrade()
         self.home = home
         let database = try Database(path: home.stateDatabasePath, mode: .readWrite)
         try database.execute("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON")

@@ -46,9 +46,9 @@ public struct PhotoRow: Sendable, Hashable {
 public final class DataWriter {
     public let database: Database
 
-    /// Opens the data database of an initialised home for writing (WAL).
+    /// Opens the data database of an initialised home, upgrading its schemas first for writing (WAL).
     public init(home: EscrowHome) throws(StoreError) {
-        try home.requireInitialized()
+        try home.upgrade()
         database = try Database(path: home.dataDatabasePath, mode: .readWrite)
         try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
     }

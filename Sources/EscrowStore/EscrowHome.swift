@@ -44,6 +44,18 @@ public struct EscrowHome: Sendable, Hashable {
         try Migrations.migrate(state, to: .state)
     }
 
+    /// Applies the migrations a newer escrow brings to an initialised home; a no-op (two quick
+    /// reads of `user_version`) when the home is current. Writers of the home call it when they
+    /// open it, so upgrading the escrow needs no extra step.
+    ///
+    /// - Throws: `StoreError` when the home is not initialised, is newer than this escrow, or a
+    ///   migration fails (it is rolled back; the home stays as it was).
+    public func upgrade() throws(StoreError) {
+        try requireInitialized()
+        try Migrations.migrate(try Database(path: dataDatabasePath, mode: .readWrite), to: .data)
+        try Migrations.migrate(try Database(path: stateDatabasePath, mode: .readWrite), to: .state)
+    }
+
     /// Throws a clear error when the home has not been initialised.
     public func requireInitialized() throws(StoreError) {
         guard isInitialized else {

@@ -27,6 +27,11 @@ public enum Migrations {
         for migration in GeneratedSchemas.migrations[schema.rawValue] ?? [] where migration.version > current {
             do {
                 try database.execute("BEGIN IMMEDIATE")
+                // Another process may have applied it while this one waited for the write lock.
+                if Int(try database.scalarInt("PRAGMA user_version") ?? 0) >= migration.version {
+                    try database.execute("COMMIT")
+                    continue
+                }
                 try database.execute(migration.sql)
                 try database.execute("PRAGMA user_version = \(migration.version)")
                 try database.execute("COMMIT")

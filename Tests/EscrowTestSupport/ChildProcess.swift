@@ -20,11 +20,12 @@ public enum ChildProcess {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        // Drain stderr on another thread so neither pipe can fill up and stall the child.
+        // Drain stderr on a thread of its own so neither pipe can fill up and stall the child.
+        // (Not a Dispatch worker: 32 concurrent runs would exhaust Dispatch's 64-thread pool.)
         let errorData = ErrorData()
         let drained = DispatchSemaphore(value: 0)
         let errorHandle = errors.fileHandleForReading
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             errorData.value.withLock { $0 = errorHandle.readDataToEndOfFile() }
             drained.signal()
         }
@@ -35,11 +36,11 @@ public enum ChildProcess {
                        errors: String(decoding: errorData.value.withLock { $0 }, as: UTF8.self))
     }
 
-    /// `run` on a Dispatch thread: waiting for a process must not block the task pool that
-    /// in-process servers (the daemon) answer the process from.
+    /// `run` on a thread of its own: waiting for a process must not block the task pool that
+    /// in-process servers (the daemon) answer the process from, nor Dispatch's worker pool.
     public static func runOffPool(_ executable: URL, _ arguments: [String]) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 continuation.resume(with: Result { try run(executable, arguments) })
             }
         }

@@ -18,9 +18,11 @@ extension MediaFixtures {
 
     /// A JPEG of `scene`, `width` × `height` pixels (4:2:0, quality 85). `seed` adds a little
     /// noise, so every seed gives different bytes (and pictures that still look alike).
+    /// `exifDate` ("YYYY:MM:DD HH:MM:SS") adds an EXIF segment with DateTimeOriginal, as a camera writes.
     ///
     /// - Returns: The JPEG's bytes.
-    public static func scene(_ scene: Scene, width: Int = 320, height: Int = 240, seed: UInt64 = 0) -> [UInt8] {
+    public static func scene(_ scene: Scene, width: Int = 320, height: Int = 240, seed: UInt64 = 0,
+                             exifDate: String? = nil) -> [UInt8] {
         var random = SplitMix64(seed: seed)
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         for y in 0..<height {
@@ -36,7 +38,10 @@ extension MediaFixtures {
                 pixels[index + 2] = UInt8(max(0, min(255, blue)))
             }
         }
-        return encodeJPEG(pixels, width: width, height: height)
+        let jpeg = encodeJPEG(pixels, width: width, height: height)
+        guard let exifDate else { return jpeg }
+        return Array(jpeg.prefix(2)) + segment(0xE1, Array("Exif".utf8) + [0, 0]
+            + exifTIFF(date: exifDate, offsetTime: nil, gps: nil, orientation: nil)) + jpeg.dropFirst(2)
     }
 
     private static func color(of scene: Scene, u: Double, v: Double, x: Int, y: Int, width: Int,

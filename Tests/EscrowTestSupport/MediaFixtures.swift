@@ -265,7 +265,7 @@ public enum MediaFixtures {
     // MARK: EXIF
 
     /// A big-endian TIFF block (header, IFD0, Exif IFD, GPS IFD) with the given fields.
-    private static func exifTIFF(date: String?, offsetTime: String?, gps: (latitude: Double, longitude: Double)?,
+    static func exifTIFF(date: String?, offsetTime: String?, gps: (latitude: Double, longitude: Double)?,
                                  orientation: Int?) -> [UInt8] {
         typealias Entry = (tag: Int, type: Int, count: Int, value: [UInt8])
         var exifEntries: [Entry] = [(0x9000, 7, 4, Array("0232".utf8))]
@@ -328,7 +328,7 @@ public enum MediaFixtures {
 
     // MARK: Bytes
 
-    private static func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
+    static func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
         [0xFF, marker] + be16(payload.count + 2) + payload
     }
 

@@ -110,4 +110,87 @@ import Testing
             #expect(!second.output.contains("Willis Tower"), "10 km away: outside a 2 km area")
         }
     }
+
+    @Test func photoLabelsOnTheDeviceAndTheServerAskingForMoreIsANewFlowAndADenialIsRespected() async throws {
+        let certificates = try DevCertificates()
+        defer { certificates.remove() }
+        let server = try await ComputeServerProcess.start(certificates: certificates)
+        defer { server.kill() }
+        let logger = Logger(label: "test")
+        try await TemporaryHome.with { temporary in
+            let photos = BuiltExecutable.packageRoot.appendingPathComponent("Examples/SampleData/photos")
+            _ = try Importer(home: temporary.home, logger: logger).importPhotos(from: photos)
+            let host = try EscrowHost(home: temporary.home, logger: logger)
+            try host.servers.add(id: "compute-1", addresses: [server.address], caFile: certificates.path("ca.pem"),
+                                 serverName: "compute-1", clientCertificate: certificates.path("client.pem"),
+                                 clientKey: certificates.path("client-key.pem"))
+            let daemon = try HostDaemon(host: host, logger: logger)
+            try await daemon.start()
+            let socket = ["--socket", daemon.socketPath]
+
+            // The latest six pictures: five summer scenes and a screenshot.
+            let first = try await Self.run("EscrowPhotoLabelsApp", ["--limit", "6"] + socket)
+            #expect(first.status == 2, "\(first.errors)")
+            let flow = try #require(try host.flows.list(status: .pending).first)
+            #expect(first.output.contains("escrow approve \(flow.id)"))
+            try host.flows.approve(flow.id, .always)
+
+            let device = try await Self.run("EscrowPhotoLabelsApp", ["--limit", "6"] + socket)
+            #expect(device.status == 0, "\(device.errors)")
+            let lines = device.output.split(separator: "\n").map(String.init)
+            #expect(lines.first == "Labelled 6 pictures on this device:")
+            #expect(lines.contains { $0.contains("320×240") && $0.contains("sky, vegetation") })
+            #expect(lines.contains { $0.contains("320×240") && $0.contains("warm light") })
+            #expect(lines.contains { $0.contains("320×240") && $0.contains("dark, night") })
+            #expect(lines.contains { $0.contains("320×240 white") && $0.contains("document") })
+            #expect(lines.contains { $0.hasPrefix("Look-alikes: #") }, "the two meadow pictures")
+
+            // More pictures than approved: a different query, so a new flow, pending.
+            let more = try await Self.run("EscrowPhotoLabelsApp", ["--limit", "50"] + socket)
+            #expect(more.status == 2, "\(more.errors)")
+            let moreFlow = try #require(try host.flows.list(status: .pending).first)
+            #expect(moreFlow.id != flow.id)
+            #expect(more.output.contains("escrow approve \(moreFlow.id)"))
+            try host.flows.deny(moreFlow.id, reason: "only my latest pictures")
+            let denied = try await Self.run("EscrowPhotoLabelsApp", ["--limit", "50"] + socket)
+            #expect(denied.status == 3)
+            #expect(denied.output.contains("You declined labelling"))
+            #expect(denied.output.contains("only my latest pictures"))
+
+            // On the compute server: another destination, approved on its own; the same labels.
+            let remoteArguments = ["--limit", "6", "--server", "compute-1"] + socket
+            #expect(try await Self.run("EscrowPhotoLabelsApp", remoteArguments).status == 2)
+            let remoteFlow = try #require(try host.flows.list(status: .pending).first)
+            #expect(remoteFlow.destination == "server:compute-1")
+            try host.flows.approve(remoteFlow.id, .once)
+            let remote = try await Self.run("EscrowPhotoLabelsApp", remoteArguments)
+            #expect(remote.status == 0, "\(remote.errors)")
+            let remoteLines = remote.output.split(separator: "\n").map(String.init)
+            #expect(remoteLines.first == "Labelled 6 pictures on the escrow's compute server compute-1:")
+            #expect(Array(remoteLines.dropFirst()) == Array(lines.dropFirst()))
+            let entry = try #require(try host.audit.entries().last)
+            #expect(entry.facts.destination == "server:compute-1")
+            #expect(entry.facts.bytesSent > 40_000, "the pictures went to the server")
+            #expect(try host.audit.verify() == .intact(entries: 6))
+            await daemon.shutdown()
+        }
+    }
+
+    @Test func thirtyTwoAppProcessesAtOnceThroughOneDaemonLoseNoAuditEntry() async throws {
+        try await Self.withPlatformAndDaemon { platform, daemon in
+            let arguments = ["--service", platform.baseURL, "--socket", daemon.socketPath]
+            #expect(try await Self.run("EscrowWeatherApp", arguments).status == 2)
+            let flow = try #require(try daemon.host.flows.list(status: .pending).first)
+            try daemon.host.flows.approve(flow.id, .always)
+            let outcomes = try await withThrowingTaskGroup(of: ChildProcess.Outcome.self) { group in
+                for _ in 0..<32 { group.addTask { try await Self.run("EscrowWeatherApp", arguments) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.allSatisfy { $0.status == 0 && $0.output.hasPrefix("Weather where you are: ") })
+            let answered = try daemon.host.audit.entries(AuditFilter(outcome: .ok))
+            #expect(answered.count == 32)
+            #expect(Set(answered.compactMap(\.facts.caller)).count == 32, "each app process is its own caller (uid and pid)")
+            #expect(try daemon.host.audit.verify() == .intact(entries: 33))
+        }
+    }
 }

@@ -94,9 +94,12 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
         }
     }
 
-    /// The error envelope an app gets for `error`.
+    /// The error envelope an app gets for `error`. For a denial the message is the individual's
+    /// reason alone (possibly empty); the code and flow id say the rest.
     private static func answer(_ error: any Error, id: UInt64) -> Escrow_V1_Envelope {
-        var envelope = Self.error(id, code(for: error), "\(error)")
+        var message = "\(error)"
+        if case .denied(_, let reason) = error as? DecisionError { message = reason ?? "" }
+        var envelope = Self.error(id, code(for: error), message)
         if let decision = error as? DecisionError { envelope.error.flowID = decision.flow }
         return envelope
     }

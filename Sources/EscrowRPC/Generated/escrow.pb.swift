@@ -434,7 +434,7 @@ public nonisolated struct Escrow_V1_Error: Sendable {
     /// Host → app: the dataflow awaits the individual's decision (`flow_id` names it).
     case awaitingApproval // = 11
 
-    /// Host → app: the individual denied the dataflow.
+    /// Host → app: the individual denied the dataflow; `message` is their reason (empty when none).
     case denied // = 12
 
     /// Host → app: the individual revoked the dataflow's approval.

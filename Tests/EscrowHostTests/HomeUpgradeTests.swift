@@ -1,0 +1,44 @@
+import EscrowCore
+@testable import EscrowHost
+import EscrowStore
+import EscrowTestSupport
+import Foundation
+import Logging
+import Testing
+
+/// A home made by an older escrow is upgraded when a newer one opens it: no extra step.
+@Suite struct HomeUpgradeTests {
+    let logger = Logger(label: "test")
+
+    @Test func aHomeFromBeforeTheCallerColumnIsUpgradedWhenOpenedAndItsLogStillVerifies() async throws {
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            let old = try EscrowHost(home: temporary.home, logger: logger)
+            _ = try await old.runApproving(app: "a.b", purpose: "p", access: "SELECT givenName FROM Contact", compute: "identity")
+            // Turn the state file back into schema version 3, as escrow made it before the caller column.
+            let state = try Database(path: temporary.home.stateDatabasePath, mode: .readWrite)
+            try state.execute("ALTER TABLE AuditEntry DROP COLUMN caller; PRAGMA user_version = 3")
+            #expect(try state.scalarInt("PRAGMA user_version") == 3)
+
+            let upgraded = try EscrowHost(home: temporary.home, logger: logger)
+            #expect(try state.scalarInt("PRAGMA user_version") == Int64(Migrations.latestVersion(.state)))
+            _ = try await upgraded.runApproving(app: "a.b", purpose: "p", access: "SELECT givenName FROM Contact",
+                                                compute: "identity")
+            #expect(try upgraded.audit.verify() == .intact(entries: 3))
+        }
+    }
+
+    @Test func aHomeFromANewerEscrowIsRefusedAndLeftAlone() async throws {
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            let state = try Database(path: temporary.home.stateDatabasePath, mode: .readWrite)
+            try state.execute("PRAGMA user_version = 99")
+            #expect {
+                try EscrowHost(home: temporary.home, logger: logger)
+            } throws: { error in
+                "\(error)".contains("newer than this escrow understands")
+            }
+            #expect(try state.scalarInt("PRAGMA user_version") == 99)
+        }
+    }
+}
