@@ -2,7 +2,7 @@
 /// same unit.
 struct FigureResult: Encodable, Sendable {
     let name: String
-    /// "ms" or "µs".
+    /// "ms", "µs", "MB", "calls/s" or "×" (a ratio of two figures taken in the same run).
     let unit: String
     let median: Double
     let min: Double
@@ -12,11 +12,20 @@ struct FigureResult: Encodable, Sendable {
     let paper: Double?
     /// Our target, when we set one.
     let target: Double?
+    /// Whether a larger value is better (throughput): then the target is a floor, not a ceiling.
+    let higherIsBetter: Bool
 
-    /// Summarises samples given in seconds, scaled to `unit`.
+    /// Summarises samples given in seconds, scaled to `unit` (a time unit).
     init(name: String, unit: Unit, seconds samples: [Double], paper: Double? = nil, target: Double? = nil) {
+        self.init(name: name, unit: unit, values: samples.map { $0 * unit.perSecond }, paper: paper, target: target)
+    }
+
+    /// Summarises samples already in `unit` (ratios, rates, sizes, or times already scaled).
+    init(name: String, unit: Unit, values samples: [Double], paper: Double? = nil, target: Double? = nil,
+         higherIsBetter: Bool = false) {
         precondition(!samples.isEmpty, "a figure needs at least one repetition")
-        let scaled = samples.map { $0 * unit.perSecond }.sorted()
+        self.higherIsBetter = higherIsBetter
+        let scaled = samples.sorted()
         let middle = scaled.count / 2
         self.name = name
         self.unit = unit.rawValue
@@ -29,16 +38,21 @@ struct FigureResult: Encodable, Sendable {
     }
 
     /// Whether the median meets the target; nil without a target.
-    var meetsTarget: Bool? { target.map { median <= $0 } }
+    var meetsTarget: Bool? { target.map { higherIsBetter ? median >= $0 : median <= $0 } }
 
     enum Unit: String, Sendable {
         case milliseconds = "ms"
         case microseconds = "µs"
+        case megabytes = "MB"
+        case callsPerSecond = "calls/s"
+        case ratio = "×"
 
+        /// Units per second, for time units; 1 for the others (their values are given as they are).
         var perSecond: Double {
             switch self {
             case .milliseconds: 1e3
             case .microseconds: 1e6
+            case .megabytes, .callsPerSecond, .ratio: 1
             }
         }
     }

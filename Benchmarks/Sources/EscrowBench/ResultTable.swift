@@ -7,7 +7,7 @@ enum ResultTable {
         let rows = results.map { result in
             [
                 result.name, result.unit, number(result.median), number(result.min), number(result.max),
-                String(result.repetitions), result.paper.map(number) ?? "-", result.target.map(number) ?? "-",
+                String(result.repetitions), result.paper.map(number) ?? "-", result.target.map { (result.higherIsBetter ? "≥" : "") + number($0) } ?? "-",
                 result.meetsTarget.map { $0 ? "yes" : "NO" } ?? "-",
             ]
         }
