@@ -43,7 +43,8 @@ public struct Escrow: Sendable {
             let connection = try await ComputeConnection.connect(unixSocket: path, group: MultiThreadedEventLoopGroup.singleton)
             return Escrow(app: app, transport: .daemon(connection))
         } catch {
-            throw .daemonUnavailable("\(path): is `escrow serve` running? (\(error))")
+            let reason = if case RPCError.connectionFailed(let reason) = error { reason } else { "\(error)" }
+            throw .daemonUnavailable("cannot reach the escrow daemon at \(reason); is `escrow serve` running?")
         }
     }
 

@@ -60,8 +60,10 @@ public enum EscrowError: Error, Sendable, Equatable, CustomStringConvertible {
             case .serverUnavailable: self = .serverUnavailable(message)
             default: self = .failed(message)
             }
-        case .connectionClosed, .connectionFailed:
-            self = .daemonUnavailable("\(rpc)")
+        case .connectionClosed:
+            self = .daemonUnavailable("the connection to the escrow daemon closed before it answered")
+        case .connectionFailed(let reason):
+            self = .daemonUnavailable("the connection to the escrow daemon failed: \(reason)")
         default:
             self = .failed("\(rpc)")
         }

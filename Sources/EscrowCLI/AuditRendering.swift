@@ -23,6 +23,7 @@ enum AuditRendering {
             ("When", "\(PlainWords.time(entry.time)) UTC (\(entry.time))"),
             ("Dataflow", facts.flowID ?? "none (the request was refused before it became a dataflow)"),
             ("App", facts.app),
+            ("Asked by", facts.caller.map { "process \($0) (through the daemon)" } ?? "this escrow's own process (CLI or embedded)"),
             ("Purpose", facts.purpose),
             ("Function", facts.functionID),
             ("Outcome", palette.paint(PlainWords.outcome(facts.outcome), outcome: facts.outcome)),
@@ -75,6 +76,7 @@ enum AuditRendering {
         object.field("time", entry.time)
         object.field("flow", facts.flowID)
         object.field("app", facts.app)
+        object.field("caller", facts.caller)
         object.field("purpose", facts.purpose)
         object.field("function", facts.functionID)
         object.field("outcome", facts.outcome.rawValue)

@@ -74,7 +74,9 @@ struct ComputeCommand: AsyncParsableCommand {
             let boundPort = try await server.start()
             FileHandle.standardOutput.write(Data("listening on \(host):\(boundPort)\n".utf8))
         } catch {
-            FileHandle.standardError.write(Data("escrow-compute: \(error)\n".utf8))
+            // Setting up (TLS files, the address) fails with a reason that needs no "cannot connect" prefix.
+            let reason = if case RPCError.connectionFailed(let reason) = error { reason } else { "\(error)" }
+            FileHandle.standardError.write(Data("escrow-compute: \(reason)\n".utf8))
             throw ExitCode.failure
         }
         await ShutdownSignal.wait()

@@ -54,6 +54,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
                 return
             }
             greeted = true
+            logger.info("client connected", metadata: ["peer": "\(context.remoteAddress.map { "\($0)" } ?? "?")",
+                                                       "client": "\(hello.clientName)"])
             var reply = Escrow_V1_Envelope()
             reply.requestID = id
             reply.catalog = catalogMessage
@@ -249,7 +251,10 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
                 context.close(promise: nil)
             }
         default:
-            logger.debug("closing a connection", metadata: ["error": "\(error)"])
+            // Mostly failed TLS handshakes (no client certificate, another CA, TLS 1.2): worth an
+            // operator's eye, and never carrying payload.
+            logger.info("closing a connection", metadata: ["peer": "\(context.remoteAddress.map { "\($0)" } ?? "?")",
+                                                           "error": "\(error)"])
             context.close(promise: nil)
         }
     }

@@ -3,14 +3,14 @@ import Testing
 
 @Suite("escrow functions, schema and --help")
 struct CatalogCommandTests {
-    @Test("functions lists the four registered compute functions")
+    @Test("functions lists the registered compute functions")
     func functions() throws {
         let outcome = try EscrowProcess.run(["functions"])
         #expect(outcome.succeeded, "\(outcome)")
         let lines = outcome.outputLines
         #expect(lines.first?.hasPrefix("FUNCTION") == true, "\(outcome)")
         let ids = lines.dropFirst().compactMap { $0.split(separator: " ").first.map(String.init) }
-        #expect(ids.sorted() == ["articles.nearby", "contacts.discovery", "contacts.tuples", "identity", "location.region", "photos.summary", "weather.current"])
+        #expect(ids.sorted() == ["articles.nearby", "contacts.discovery", "contacts.tuples", "identity", "location.region", "photos.labels", "photos.summary", "weather.current"])
     }
 
     @Test("schema lists Contact, Location and Photos with their columns")

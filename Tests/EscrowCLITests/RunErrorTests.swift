@@ -50,7 +50,7 @@ struct RunErrorTests {
         #expect(outcome.status != 0, "\(outcome)")
         #expect(outcome.standardOutput.isEmpty, "\(outcome)")
         #expect(outcome.standardError.contains("contacts.everything"), "\(outcome)")
-        for function in ["articles.nearby", "contacts.discovery", "contacts.tuples", "identity", "location.region", "photos.summary", "weather.current"] {
+        for function in ["articles.nearby", "contacts.discovery", "contacts.tuples", "identity", "location.region", "photos.labels", "photos.summary", "weather.current"] {
             #expect(outcome.standardError.contains(function), "\(outcome)")
         }
     }

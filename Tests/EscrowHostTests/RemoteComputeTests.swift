@@ -43,6 +43,25 @@ import Testing
         }
     }
 
+    @Test func aMovedHomeStillReachesItsServers() async throws {
+        let certificates = try DevCertificates()
+        defer { certificates.remove() }
+        let server = try await ComputeServerProcess.start(certificates: certificates)
+        defer { server.kill() }
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            try register(try EscrowHost(home: temporary.home, logger: logger), server, certificates)
+            let moved = temporary.url.deletingLastPathComponent().appendingPathComponent("moved-\(UUID().uuidString)")
+            try FileManager.default.moveItem(at: temporary.home.url, to: moved)
+            defer { try? FileManager.default.removeItem(at: moved) }
+            let host = try EscrowHost(home: EscrowHome(url: moved), logger: logger)
+            #expect(try host.servers.server("compute-1").caFile.hasPrefix(moved.standardizedFileURL.path))
+            let result = try await host.runApproving(app: "org.signal", purpose: "contact discovery", access: Self.contactsSQL,
+                                                     compute: "contacts.tuples", on: .server("compute-1"))
+            #expect(result.output.rowCount > 0)
+        }
+    }
+
     @Test(arguments: [10, 100, 1000])
     func sixteenKilobyteImagesGoThroughOneCall(count: Int) async throws {
         let certificates = try DevCertificates()

@@ -59,5 +59,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: socket))
         let verify = try Self.escrow(["--home", home.path, "audit", "verify"])
         #expect(verify.output.contains("audit log intact: 2 entries"))
+        // The run came through the socket from this test process: the entry names it.
+        let shown = try Self.escrow(["--home", home.path, "audit", "show", "2"])
+        #expect(shown.output.contains("Asked by:"))
+        #expect(shown.output.contains("process uid \(getuid()) pid \(getpid()) (through the daemon)"))
     }
 }

@@ -86,8 +86,10 @@ public struct ServerRegistry: Sendable {
             try Self.install(caFile, at: caCopy)
             let record = ServerRecord(id: id, addresses: addresses, caFile: caCopy, serverName: name,
                                       addedAt: StateDatabase.now().text)
+            // Stored relative to the home, so a moved or restored home keeps reaching its servers.
+            let storedCA = "tls/" + URL(fileURLWithPath: caCopy).lastPathComponent
             try database.prepare("INSERT INTO Server (id, addresses, caFile, serverName, addedAt) VALUES (?, ?, ?, ?, ?)")
-                .run([.text(record.id), .text(JSONStrings.encode(addresses)), .text(record.caFile), .text(record.serverName),
+                .run([.text(record.id), .text(JSONStrings.encode(addresses)), .text(storedCA), .text(record.serverName),
                       .text(record.addedAt)])
             return record
         }
@@ -107,7 +109,7 @@ public struct ServerRegistry: Sendable {
         try state.read { database in
             let query = try database.prepare("SELECT id, addresses, caFile, serverName, addedAt FROM Server ORDER BY id")
             var records: [ServerRecord] = []
-            while try query.step() { records.append(Self.record(query)) }
+            while try query.step() { records.append(record(query)) }
             return records
         }
     }
@@ -119,13 +121,20 @@ public struct ServerRegistry: Sendable {
             defer { query.reset() }
             try query.bind(.text(id), at: 1)
             guard try query.step() else { throw ServerError.unknownServer(id) }
-            return Self.record(query)
+            return record(query)
         }
     }
 
-    private static func record(_ row: Statement) -> ServerRecord {
-        ServerRecord(id: row.string(0) ?? "", addresses: JSONStrings.decode(row.string(1)), caFile: row.string(2) ?? "",
-                     serverName: row.string(3) ?? "", addedAt: row.string(4) ?? "")
+    /// A row as a record, its CA file resolved in this home. Homes registered before paths were
+    /// stored relative hold an absolute path into their own `tls/` folder at the time: the same
+    /// file name in this home's `tls/` folder.
+    private func record(_ row: Statement) -> ServerRecord {
+        let stored = row.string(2) ?? ""
+        let caFile = stored.hasPrefix("/")
+            ? tlsFolder.appendingPathComponent(URL(fileURLWithPath: stored).lastPathComponent).path
+            : state.home.url.appendingPathComponent(stored).path
+        return ServerRecord(id: row.string(0) ?? "", addresses: JSONStrings.decode(row.string(1)), caFile: caFile,
+                            serverName: row.string(3) ?? "", addedAt: row.string(4) ?? "")
     }
 
     /// `host:port` (or `[v6]:port`) split in two.
