@@ -52,22 +52,18 @@ import Testing
     @Test func aFunctionOnTheComputeServerGetsTheServersNetwork() async throws {
         let platform = try PlatformServiceProcess()
         defer { platform.stop() }
-        let certificates = try DevCertificates()
-        defer { certificates.remove() }
-        let server = try await ComputeServerProcess.start(certificates: certificates)
-        defer { server.kill() }
-        try await TemporaryHome.with { temporary in
-            try temporary.seed()
-            let host = try EscrowHost(home: temporary.home, logger: logger)
-            try host.servers.add(id: "compute-1", addresses: [server.address], caFile: certificates.path("ca.pem"),
-                                 serverName: "compute-1", clientCertificate: certificates.path("client.pem"),
-                                 clientKey: certificates.path("client-key.pem"))
-            let parameters = ComputeParameters(["service": platform.baseURL])
-            let local = try await host.runApproving(app: "org.example.weather", purpose: "Weather", access: Self.lastLocation,
-                                                    compute: "weather.current", parameters: parameters)
-            let remote = try await host.runApproving(app: "org.example.weather", purpose: "Weather", access: Self.lastLocation,
-                                                     compute: "weather.current", on: .server("compute-1"), parameters: parameters)
-            #expect(remote.output == local.output)
+        try await ComputeServerProcess.with { server, certificates in
+            try await TemporaryHome.with { temporary in
+                try temporary.seed()
+                let host = try EscrowHost(home: temporary.home, logger: logger)
+                try host.register(server, certificates)
+                let parameters = ComputeParameters(["service": platform.baseURL])
+                let local = try await host.runApproving(app: "org.example.weather", purpose: "Weather", access: Self.lastLocation,
+                                                        compute: "weather.current", parameters: parameters)
+                let remote = try await host.runApproving(app: "org.example.weather", purpose: "Weather", access: Self.lastLocation,
+                                                         compute: "weather.current", on: .server("compute-1"), parameters: parameters)
+                #expect(remote.output == local.output)
+            }
         }
     }
 }

@@ -13,114 +13,100 @@ import Testing
     let logger = Logger(label: "test")
     static let contactsSQL = "SELECT givenName, familyName, phoneNumbers FROM Contact"
 
-    func register(_ host: EscrowHost, _ server: ComputeServerProcess, _ certificates: DevCertificates) throws {
-        try host.servers.add(id: "compute-1", addresses: [server.address], caFile: certificates.path("ca.pem"),
-                             serverName: "compute-1", clientCertificate: certificates.path("client.pem"),
-                             clientKey: certificates.path("client-key.pem"))
-    }
-
     @Test func remoteRunGivesTheDeviceOutputAndIsAuditedWithItsBytes() async throws {
-        let certificates = try DevCertificates()
-        defer { certificates.remove() }
-        let server = try await ComputeServerProcess.start(certificates: certificates)
-        defer { server.kill() }
-        try await TemporaryHome.with { temporary in
-            try temporary.seed()
-            let host = try EscrowHost(home: temporary.home, logger: logger)
-            try register(host, server, certificates)
-            let local = try await host.runApproving(app: "org.signal", purpose: "contact discovery", access: Self.contactsSQL,
-                                                    compute: "contacts.tuples")
-            let remote = try await host.runApproving(app: "org.signal", purpose: "contact discovery", access: Self.contactsSQL,
-                                                     compute: "contacts.tuples", on: .server("compute-1"))
-            #expect(remote.output == local.output)
-            #expect(remote.flowID != local.flowID, "the destination is part of the flow")
-            let entry = remote.auditEntry.facts
-            #expect(entry.destination == "server:compute-1")
-            #expect(entry.bytesSent > remote.bytesToCompute)
-            #expect(entry.bytesReceived > 0)
-            #expect((entry.serverLatencyMs ?? 0) > 0)
-            #expect(try host.audit.verify() == .intact(entries: 4))
+        try await ComputeServerProcess.with { server, certificates in
+            try await TemporaryHome.with { temporary in
+                try temporary.seed()
+                let host = try EscrowHost(home: temporary.home, logger: logger)
+                try host.register(server, certificates)
+                let local = try await host.runApproving(app: "org.signal", purpose: "contact discovery", access: Self.contactsSQL,
+                                                        compute: "contacts.tuples")
+                let remote = try await host.runApproving(app: "org.signal", purpose: "contact discovery", access: Self.contactsSQL,
+                                                         compute: "contacts.tuples", on: .server("compute-1"))
+                #expect(remote.output == local.output)
+                #expect(remote.flowID != local.flowID, "the destination is part of the flow")
+                let entry = remote.auditEntry.facts
+                #expect(entry.destination == "server:compute-1")
+                #expect(entry.bytesSent > remote.bytesToCompute)
+                #expect(entry.bytesReceived > 0)
+                #expect((entry.serverLatencyMs ?? 0) > 0)
+                #expect(try host.audit.verify() == .intact(entries: 4))
+            }
         }
     }
 
     @Test func aMovedHomeStillReachesItsServers() async throws {
-        let certificates = try DevCertificates()
-        defer { certificates.remove() }
-        let server = try await ComputeServerProcess.start(certificates: certificates)
-        defer { server.kill() }
-        try await TemporaryHome.with { temporary in
-            try temporary.seed()
-            try register(try EscrowHost(home: temporary.home, logger: logger), server, certificates)
-            let moved = temporary.url.deletingLastPathComponent().appendingPathComponent("moved-\(UUID().uuidString)")
-            try FileManager.default.moveItem(at: temporary.home.url, to: moved)
-            defer { try? FileManager.default.removeItem(at: moved) }
-            let host = try EscrowHost(home: EscrowHome(url: moved), logger: logger)
-            #expect(try host.servers.server("compute-1").caFile.hasPrefix(moved.standardizedFileURL.path))
-            let result = try await host.runApproving(app: "org.signal", purpose: "contact discovery", access: Self.contactsSQL,
-                                                     compute: "contacts.tuples", on: .server("compute-1"))
-            #expect(result.output.rowCount > 0)
+        try await ComputeServerProcess.with { server, certificates in
+            try await TemporaryHome.with { temporary in
+                try temporary.seed()
+                try EscrowHost(home: temporary.home, logger: logger).register(server, certificates)
+                let moved = temporary.url.deletingLastPathComponent().appendingPathComponent("moved-\(UUID().uuidString)")
+                try FileManager.default.moveItem(at: temporary.home.url, to: moved)
+                defer { try? FileManager.default.removeItem(at: moved) }
+                let host = try EscrowHost(home: EscrowHome(url: moved), logger: logger)
+                #expect(try host.servers.server("compute-1").caFile.hasPrefix(moved.standardizedFileURL.path))
+                let result = try await host.runApproving(app: "org.signal", purpose: "contact discovery", access: Self.contactsSQL,
+                                                         compute: "contacts.tuples", on: .server("compute-1"))
+                #expect(result.output.rowCount > 0)
+            }
         }
     }
 
     @Test(arguments: [10, 100, 1000])
     func sixteenKilobyteImagesGoThroughOneCall(count: Int) async throws {
-        let certificates = try DevCertificates()
-        defer { certificates.remove() }
-        let server = try await ComputeServerProcess.start(certificates: certificates)
-        defer { server.kill() }
-        try await TemporaryHome.with { temporary in
-            let folder = temporary.url.appendingPathComponent("photos", isDirectory: true)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            for index in 1...count {
-                try Data(MediaFixtures.jpeg(variant: index, payloadBytes: 16 * 1024))
-                    .write(to: folder.appendingPathComponent("IMG_\(index).jpg"))
+        try await ComputeServerProcess.with { server, certificates in
+            try await TemporaryHome.with { temporary in
+                let folder = temporary.url.appendingPathComponent("photos", isDirectory: true)
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                for index in 1...count {
+                    try Data(MediaFixtures.jpeg(variant: index, payloadBytes: 16 * 1024))
+                        .write(to: folder.appendingPathComponent("IMG_\(index).jpg"))
+                }
+                _ = try Importer(home: temporary.home, logger: logger).importPhotos(from: folder)
+                let host = try EscrowHost(home: temporary.home, logger: logger)
+                try host.register(server, certificates)
+                let result = try await host.runApproving(app: "org.example.labels", purpose: "label photos",
+                                                         access: "SELECT asset FROM Photos WHERE mediaType = 'image' ORDER BY creationDate DESC",
+                                                         compute: "identity", on: .server("compute-1"))
+                #expect(result.output.rowCount == count)
+                let assets = try result.output.column("asset")
+                let total = (0..<count).reduce(0) { $0 + (assets.bytes(at: $1)?.count ?? 0) }
+                #expect(total >= count * 16 * 1024 - count * 8)
+                #expect(result.auditEntry.facts.bytesSent >= total)
+                #expect(result.auditEntry.facts.bytesReceived >= total)
             }
-            _ = try Importer(home: temporary.home, logger: logger).importPhotos(from: folder)
-            let host = try EscrowHost(home: temporary.home, logger: logger)
-            try register(host, server, certificates)
-            let result = try await host.runApproving(app: "org.example.labels", purpose: "label photos",
-                                                     access: "SELECT asset FROM Photos WHERE mediaType = 'image' ORDER BY creationDate DESC",
-                                                     compute: "identity", on: .server("compute-1"))
-            #expect(result.output.rowCount == count)
-            let assets = try result.output.column("asset")
-            let total = (0..<count).reduce(0) { $0 + (assets.bytes(at: $1)?.count ?? 0) }
-            #expect(total >= count * 16 * 1024 - count * 8)
-            #expect(result.auditEntry.facts.bytesSent >= total)
-            #expect(result.auditEntry.facts.bytesReceived >= total)
         }
     }
 
     @Test func aServerOfferingOtherCodeGetsNoData() async throws {
-        let certificates = try DevCertificates()
-        defer { certificates.remove() }
-        let server = try await ComputeServerProcess.start(certificates: certificates)
-        defer { server.kill() }
-        try await TemporaryHome.with { temporary in
-            try temporary.seed()
-            // The host's reviewed copy of `test.count`… the server offers only the shipped catalog, so
-            // approve a flow whose function the host knows under a digest the server does not run.
-            struct ReviewedTuples: ComputeFunction {
-                static let id = "contacts.tuples"
-                static let version = 1
-                static let summary = "Reviewed copy."
-                static let inputs = InputContract.any
-                static let codeDigest = String(repeating: "c", count: 64)
-                func compute(_ input: Frame, context: ComputeContext) -> Frame { input }
+        try await ComputeServerProcess.with { server, certificates in
+            try await TemporaryHome.with { temporary in
+                try temporary.seed()
+                // The host's reviewed copy of `test.count`… the server offers only the shipped catalog, so
+                // approve a flow whose function the host knows under a digest the server does not run.
+                struct ReviewedTuples: ComputeFunction {
+                    static let id = "contacts.tuples"
+                    static let version = 1
+                    static let summary = "Reviewed copy."
+                    static let inputs = InputContract.any
+                    static let codeDigest = String(repeating: "c", count: 64)
+                    func compute(_ input: Frame, context: ComputeContext) -> Frame { input }
+                }
+                let host = try EscrowHost(home: temporary.home, catalog: FunctionCatalog([RegisteredFunction(ReviewedTuples.self)]),
+                                          logger: logger)
+                try host.register(server, certificates)
+                await #expect {
+                    try await host.runApproving(app: "org.signal", purpose: "contact discovery", access: Self.contactsSQL,
+                                                compute: "contacts.tuples", on: .server("compute-1"))
+                } throws: { error in
+                    guard case .digestMismatch(let serverID, _, let approved, _)? = error as? RemoteComputeError else { return false }
+                    return serverID == "compute-1" && approved == ReviewedTuples.codeDigest
+                }
+                let entry = try #require(try host.audit.entries().last)
+                #expect(entry.facts.outcome == .failed)
+                #expect(entry.facts.bytesSent == 0)
+                #expect(entry.facts.reason?.contains("refused to send data") == true)
             }
-            let host = try EscrowHost(home: temporary.home, catalog: FunctionCatalog([RegisteredFunction(ReviewedTuples.self)]),
-                                      logger: logger)
-            try register(host, server, certificates)
-            await #expect {
-                try await host.runApproving(app: "org.signal", purpose: "contact discovery", access: Self.contactsSQL,
-                                            compute: "contacts.tuples", on: .server("compute-1"))
-            } throws: { error in
-                guard case .digestMismatch(let serverID, _, let approved, _)? = error as? RemoteComputeError else { return false }
-                return serverID == "compute-1" && approved == ReviewedTuples.codeDigest
-            }
-            let entry = try #require(try host.audit.entries().last)
-            #expect(entry.facts.outcome == .failed)
-            #expect(entry.facts.bytesSent == 0)
-            #expect(entry.facts.reason?.contains("refused to send data") == true)
         }
     }
 
@@ -131,7 +117,7 @@ import Testing
         try await TemporaryHome.with { temporary in
             try temporary.seed()
             let host = try EscrowHost(home: temporary.home, remoteDeadline: .seconds(5), logger: logger)
-            try register(host, server, certificates)
+            try host.register(server, certificates)
             _ = try await host.runApproving(app: "org.signal", purpose: "contact discovery", access: Self.contactsSQL,
                                             compute: "contacts.tuples", on: .server("compute-1"))
             server.kill()

@@ -12,24 +12,34 @@ import Testing
         try await ChildProcess.runOffPool(try BuiltExecutable.url(named: executable), arguments)
     }
 
-    /// The platform service and a daemon over a seeded home, for `body`; both are stopped
-    /// afterwards, also when `body` throws.
-    static func withPlatformAndDaemon(_ body: (PlatformServiceProcess, HostDaemon) async throws -> Void) async throws {
-        let platform = try PlatformServiceProcess()
-        defer { platform.stop() }
+    /// A daemon over a new home that `prepare` fills, with `server` registered as `compute-1` when
+    /// given, for `body`; the daemon is stopped afterwards, also when `body` throws.
+    static func withDaemon(prepare: (TemporaryHome, Logger) throws -> Void,
+                           server: (ComputeServerProcess, DevCertificates)? = nil,
+                           _ body: (HostDaemon) async throws -> Void) async throws {
         let logger = Logger(label: "test")
         try await TemporaryHome.with { temporary in
-            try temporary.seed()
-            let daemon = try HostDaemon(host: try EscrowHost(home: temporary.home, logger: logger), logger: logger)
+            try prepare(temporary, logger)
+            let host = try EscrowHost(home: temporary.home, logger: logger)
+            if let (process, certificates) = server { try host.register(process, certificates) }
+            let daemon = try HostDaemon(host: host, logger: logger)
             try await daemon.start()
             do {
-                try await body(platform, daemon)
+                try await body(daemon)
             } catch {
                 await daemon.shutdown()
                 throw error
             }
             await daemon.shutdown()
         }
+    }
+
+    /// The platform service and a daemon over a seeded home, for `body`; both are stopped
+    /// afterwards, also when `body` throws.
+    static func withPlatformAndDaemon(_ body: (PlatformServiceProcess, HostDaemon) async throws -> Void) async throws {
+        let platform = try PlatformServiceProcess()
+        defer { platform.stop() }
+        try await withDaemon(prepare: { temporary, _ in try temporary.seed() }) { try await body(platform, $0) }
     }
 
     @Test func weatherAppIsPendingThenApprovedThenShowsTheWeather() async throws {
@@ -57,40 +67,32 @@ import Testing
     @Test func contactDiscoveryOnTheComputeServerReturnsOnlyMatches() async throws {
         let platform = try PlatformServiceProcess()
         defer { platform.stop() }
-        let certificates = try DevCertificates()
-        defer { certificates.remove() }
-        let server = try await ComputeServerProcess.start(certificates: certificates)
-        defer { server.kill() }
-        let logger = Logger(label: "test")
-        try await TemporaryHome.with { temporary in
-            let contacts = BuiltExecutable.packageRoot.appendingPathComponent("Examples/SampleData/contacts.vcf")
-            _ = try Importer(home: temporary.home, logger: logger).importContacts(from: contacts)
-            let host = try EscrowHost(home: temporary.home, logger: logger)
-            try host.servers.add(id: "compute-1", addresses: [server.address], caFile: certificates.path("ca.pem"),
-                                 serverName: "compute-1", clientCertificate: certificates.path("client.pem"),
-                                 clientKey: certificates.path("client-key.pem"))
-            let daemon = try HostDaemon(host: host, logger: logger)
-            try await daemon.start()
-            let arguments = ["--directory", platform.baseURL, "--server", "compute-1", "--socket", daemon.socketPath]
+        try await ComputeServerProcess.with { server, certificates in
+            try await Self.withDaemon(prepare: { temporary, logger in
+                let contacts = BuiltExecutable.packageRoot.appendingPathComponent("Examples/SampleData/contacts.vcf")
+                _ = try Importer(home: temporary.home, logger: logger).importContacts(from: contacts)
+            }, server: (server, certificates)) { daemon in
+                let host = daemon.host
+                let arguments = ["--directory", platform.baseURL, "--server", "compute-1", "--socket", daemon.socketPath]
 
-            let first = try await Self.run("EscrowContactDiscoveryApp", arguments)
-            #expect(first.status == 2, "\(first.errors)")
-            let flow = try #require(try host.flows.list(status: .pending).first)
-            #expect(first.output.contains("escrow approve \(flow.id)"))
-            #expect(flow.destination == "server:compute-1")
-            #expect(flow.reads == ["Contact.phoneNumbers"])
+                let first = try await Self.run("EscrowContactDiscoveryApp", arguments)
+                #expect(first.status == 2, "\(first.errors)")
+                let flow = try #require(try host.flows.list(status: .pending).first)
+                #expect(first.output.contains("escrow approve \(flow.id)"))
+                #expect(flow.destination == "server:compute-1")
+                #expect(flow.reads == ["Contact.phoneNumbers"])
 
-            try host.flows.approve(flow.id, .always)
-            let second = try await Self.run("EscrowContactDiscoveryApp", arguments)
-            #expect(second.status == 0, "\(second.errors)")
-            let lines = second.output.split(separator: "\n").map(String.init)
-            #expect(lines.first == "5 of your contacts use Example Messenger:")
-            #expect(Set(lines.dropFirst().map { $0.trimmingCharacters(in: .whitespaces) })
-                == ["(555) 555-0111", "(555) 555-0121", "+49 30 5550104", "(555) 555-0181", "+90 555 555 0251"])
-            let entry = try #require(try host.audit.entries().last)
-            #expect(entry.facts.destination == "server:compute-1")
-            #expect(entry.facts.bytesSent > 0)
-            await daemon.shutdown()
+                try host.flows.approve(flow.id, .always)
+                let second = try await Self.run("EscrowContactDiscoveryApp", arguments)
+                #expect(second.status == 0, "\(second.errors)")
+                let lines = second.output.split(separator: "\n").map(String.init)
+                #expect(lines.first == "5 of your contacts use Example Messenger:")
+                #expect(Set(lines.dropFirst().map { $0.trimmingCharacters(in: .whitespaces) })
+                    == ["(555) 555-0111", "(555) 555-0121", "+49 30 5550104", "(555) 555-0181", "+90 555 555 0251"])
+                let entry = try #require(try host.audit.entries().last)
+                #expect(entry.facts.destination == "server:compute-1")
+                #expect(entry.facts.bytesSent > 0)
+            }
         }
     }
 
@@ -112,67 +114,59 @@ import Testing
     }
 
     @Test func photoLabelsOnTheDeviceAndTheServerAskingForMoreIsANewFlowAndADenialIsRespected() async throws {
-        let certificates = try DevCertificates()
-        defer { certificates.remove() }
-        let server = try await ComputeServerProcess.start(certificates: certificates)
-        defer { server.kill() }
-        let logger = Logger(label: "test")
-        try await TemporaryHome.with { temporary in
-            let photos = BuiltExecutable.packageRoot.appendingPathComponent("Examples/SampleData/photos")
-            _ = try Importer(home: temporary.home, logger: logger).importPhotos(from: photos)
-            let host = try EscrowHost(home: temporary.home, logger: logger)
-            try host.servers.add(id: "compute-1", addresses: [server.address], caFile: certificates.path("ca.pem"),
-                                 serverName: "compute-1", clientCertificate: certificates.path("client.pem"),
-                                 clientKey: certificates.path("client-key.pem"))
-            let daemon = try HostDaemon(host: host, logger: logger)
-            try await daemon.start()
-            let socket = ["--socket", daemon.socketPath]
+        try await ComputeServerProcess.with { server, certificates in
+            try await Self.withDaemon(prepare: { temporary, logger in
+                let photos = BuiltExecutable.packageRoot.appendingPathComponent("Examples/SampleData/photos")
+                _ = try Importer(home: temporary.home, logger: logger).importPhotos(from: photos)
+            }, server: (server, certificates)) { daemon in
+                let host = daemon.host
+                let socket = ["--socket", daemon.socketPath]
 
-            // The latest six pictures: five summer scenes and a screenshot.
-            let first = try await Self.run("EscrowPhotoLabelsApp", ["--limit", "6"] + socket)
-            #expect(first.status == 2, "\(first.errors)")
-            let flow = try #require(try host.flows.list(status: .pending).first)
-            #expect(first.output.contains("escrow approve \(flow.id)"))
-            try host.flows.approve(flow.id, .always)
+                // The latest six pictures: five summer scenes and a screenshot.
+                let first = try await Self.run("EscrowPhotoLabelsApp", ["--limit", "6"] + socket)
+                #expect(first.status == 2, "\(first.errors)")
+                let flow = try #require(try host.flows.list(status: .pending).first)
+                #expect(first.output.contains("escrow approve \(flow.id)"))
+                try host.flows.approve(flow.id, .always)
 
-            let device = try await Self.run("EscrowPhotoLabelsApp", ["--limit", "6"] + socket)
-            #expect(device.status == 0, "\(device.errors)")
-            let lines = device.output.split(separator: "\n").map(String.init)
-            #expect(lines.first == "Labelled 6 pictures on this device:")
-            #expect(lines.contains { $0.contains("320×240") && $0.contains("sky, vegetation") })
-            #expect(lines.contains { $0.contains("320×240") && $0.contains("warm light") })
-            #expect(lines.contains { $0.contains("320×240") && $0.contains("dark, night") })
-            #expect(lines.contains { $0.contains("320×240 white") && $0.contains("document") })
-            #expect(lines.contains { $0.hasPrefix("Look-alikes: #") }, "the two meadow pictures")
+                let device = try await Self.run("EscrowPhotoLabelsApp", ["--limit", "6"] + socket)
+                #expect(device.status == 0, "\(device.errors)")
+                let lines = device.output.split(separator: "\n").map(String.init)
+                #expect(lines.first == "Labelled 6 pictures on this device:")
+                #expect(lines.contains { $0.contains("320×240") && $0.contains("sky, vegetation") })
+                #expect(lines.contains { $0.contains("320×240") && $0.contains("warm light") })
+                #expect(lines.contains { $0.contains("320×240") && $0.contains("dark, night") })
+                #expect(lines.contains { $0.contains("320×240 white") && $0.contains("document") })
+                #expect(lines.contains { $0.hasPrefix("Look-alikes: #") }, "the two meadow pictures")
 
-            // More pictures than approved: a different query, so a new flow, pending.
-            let more = try await Self.run("EscrowPhotoLabelsApp", ["--limit", "50"] + socket)
-            #expect(more.status == 2, "\(more.errors)")
-            let moreFlow = try #require(try host.flows.list(status: .pending).first)
-            #expect(moreFlow.id != flow.id)
-            #expect(more.output.contains("escrow approve \(moreFlow.id)"))
-            try host.flows.deny(moreFlow.id, reason: "only my latest pictures")
-            let denied = try await Self.run("EscrowPhotoLabelsApp", ["--limit", "50"] + socket)
-            #expect(denied.status == 3)
-            #expect(denied.output.contains("You declined labelling"))
-            #expect(denied.output.contains("only my latest pictures"))
+                // More pictures than approved: a different query, so a new flow, pending.
+                let more = try await Self.run("EscrowPhotoLabelsApp", ["--limit", "50"] + socket)
+                #expect(more.status == 2, "\(more.errors)")
+                let moreFlow = try #require(try host.flows.list(status: .pending).first)
+                #expect(moreFlow.id != flow.id)
+                #expect(more.output.contains("escrow approve \(moreFlow.id)"))
+                try host.flows.deny(moreFlow.id, reason: "only my latest pictures")
+                let denied = try await Self.run("EscrowPhotoLabelsApp", ["--limit", "50"] + socket)
+                #expect(denied.status == 3)
+                #expect(denied.output.contains("You declined labelling"))
+                #expect(denied.output.contains("only my latest pictures"))
 
-            // On the compute server: another destination, approved on its own; the same labels.
-            let remoteArguments = ["--limit", "6", "--server", "compute-1"] + socket
-            #expect(try await Self.run("EscrowPhotoLabelsApp", remoteArguments).status == 2)
-            let remoteFlow = try #require(try host.flows.list(status: .pending).first)
-            #expect(remoteFlow.destination == "server:compute-1")
-            try host.flows.approve(remoteFlow.id, .once)
-            let remote = try await Self.run("EscrowPhotoLabelsApp", remoteArguments)
-            #expect(remote.status == 0, "\(remote.errors)")
-            let remoteLines = remote.output.split(separator: "\n").map(String.init)
-            #expect(remoteLines.first == "Labelled 6 pictures on the escrow's compute server compute-1:")
-            #expect(Array(remoteLines.dropFirst()) == Array(lines.dropFirst()))
-            let entry = try #require(try host.audit.entries().last)
-            #expect(entry.facts.destination == "server:compute-1")
-            #expect(entry.facts.bytesSent > 40_000, "the pictures went to the server")
-            #expect(try host.audit.verify() == .intact(entries: 6))
-            await daemon.shutdown()
+                // On the compute server: another destination, approved on its own; the same labels.
+                let remoteArguments = ["--limit", "6", "--server", "compute-1"] + socket
+                #expect(try await Self.run("EscrowPhotoLabelsApp", remoteArguments).status == 2)
+                let remoteFlow = try #require(try host.flows.list(status: .pending).first)
+                #expect(remoteFlow.destination == "server:compute-1")
+                try host.flows.approve(remoteFlow.id, .once)
+                let remote = try await Self.run("EscrowPhotoLabelsApp", remoteArguments)
+                #expect(remote.status == 0, "\(remote.errors)")
+                let remoteLines = remote.output.split(separator: "\n").map(String.init)
+                #expect(remoteLines.first == "Labelled 6 pictures on the escrow's compute server compute-1:")
+                #expect(Array(remoteLines.dropFirst()) == Array(lines.dropFirst()))
+                let entry = try #require(try host.audit.entries().last)
+                #expect(entry.facts.destination == "server:compute-1")
+                #expect(entry.facts.bytesSent > 40_000, "the pictures went to the server")
+                #expect(try host.audit.verify() == .intact(entries: 6))
+            }
         }
     }
 
