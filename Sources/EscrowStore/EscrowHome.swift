@@ -21,27 +21,72 @@ public struct EscrowHome: Sendable, Hashable {
     /// Whether `init` has been run here.
     public var isInitialized: Bool { FileManager.default.fileExists(atPath: dataDatabasePath) }
 
-    /// Creates the folder (mode 0700), both databases with their schemas, and the asset folder.
-    /// Safe to run again: it only applies migrations that are missing.
+    /// Creates the folder (mode 0700), both databases with their schemas, and the asset folder;
+    /// on an existing home, applies the migrations it lacks.
     ///
-    /// - Throws: `StoreError` when the folder cannot be created or a migration fails.
+    /// A new home appears whole or not at all: it is built in a staging folder next to `url`
+    /// without SQLite's per-commit syncs (nothing in it matters until it is complete), each file
+    /// is synced once, and the folder is renamed into place. `url` may be missing or an empty
+    /// folder; a folder with other files in it is refused.
+    ///
+    /// - Throws: `StoreError` when the folder cannot be created, is not empty, or a migration fails.
     public func initialize() throws(StoreError) {
+        if isInitialized {
+            try upgrade()
+        } else {
+            try create()
+        }
+    }
+
+    private func create() throws(StoreError) {
         let manager = FileManager.default
+        let parent = url.deletingLastPathComponent()
+        if let existing = try? manager.contentsOfDirectory(atPath: url.path), !existing.isEmpty {
+            throw StoreError(message: "\(url.path) is not empty and not an escrow home; choose a new or empty folder")
+        }
+        let staging = parent.appendingPathComponent(".\(url.lastPathComponent).creating-\(UUID().uuidString)", isDirectory: true)
         do {
-            try manager.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
-            try manager.createDirectory(at: assetsURL, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try manager.createDirectory(at: parent, withIntermediateDirectories: true)
+            try manager.createDirectory(at: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            try manager.createDirectory(at: staging.appendingPathComponent("assets"), withIntermediateDirectories: false,
+                                        attributes: [.posixPermissions: 0o700])
         } catch {
             throw StoreError(message: "cannot create the escrow home \(url.path): \(error.localizedDescription)")
         }
-        // WAL with synchronous=NORMAL: a commit survives a crash of the process; migrations need
-        // no stronger guarantee (an interrupted one is rolled back and applied again).
-        let data = try Database(path: dataDatabasePath, mode: .readWrite)
-        try data.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
-        try Migrations.migrate(data, to: .data)
-        let state = try Database(path: stateDatabasePath, mode: .readWrite)
-        try state.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
-        try Migrations.migrate(state, to: .state)
+        do throws(StoreError) {
+            let stagingHome = EscrowHome(url: staging)
+            for (path, schema) in [(stagingHome.dataDatabasePath, Migrations.Schema.data),
+                                   (stagingHome.stateDatabasePath, .state)] {
+                try Self.createDatabase(at: path, schema: schema)
+                try Self.sync(path)
+            }
+            try Self.sync(staging.path)
+            guard rename(staging.path, url.path) == 0 else {
+                throw StoreError(message: "cannot create the escrow home \(url.path): \(String(cString: strerror(errno)))")
+            }
+            try Self.sync(parent.path)
+        } catch {
+            try? manager.removeItem(at: staging)
+            throw error
+        }
+    }
+
+    /// A database with `schema`, in WAL mode, closed (and so checkpointed) when this returns.
+    private static func createDatabase(at path: String, schema: Migrations.Schema) throws(StoreError) {
+        let database = try Database(path: path, mode: .readWrite)
+        try database.execute("PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY")
+        try Migrations.migrate(database, to: schema)
+        try database.execute("PRAGMA journal_mode = WAL")
+    }
+
+    /// fsync of a file or folder.
+    private static func sync(_ path: String) throws(StoreError) {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0, fsync(descriptor) == 0 else {
+            if descriptor >= 0 { close(descriptor) }
+            throw StoreError(message: "cannot sync \(path): \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
     }
 
     /// Applies the migrations a newer escrow brings to an initialised home; a no-op (two quick

@@ -14,31 +14,35 @@ public enum Migrations {
         GeneratedSchemas.migrations[schema.rawValue]?.last?.version ?? 0
     }
 
-    /// Brings `database` to the latest version of `schema`, each migration in its own transaction.
+    /// Brings `database` to the latest version of `schema`: every pending migration in one
+    /// transaction.
     ///
-    /// - Throws: `StoreError` when a migration fails (the database stays at the last good
-    ///   version) or when the file was written by a newer escrow.
+    /// - Throws: `StoreError` when a migration fails (the database stays at the version it had)
+    ///   or when the file was written by a newer escrow.
     public static func migrate(_ database: Database, to schema: Schema) throws(StoreError) {
         let current = Int(try database.scalarInt("PRAGMA user_version") ?? 0)
         let latest = latestVersion(schema)
         guard current <= latest else {
             throw StoreError(message: "\(database.path) has schema version \(current), newer than this escrow understands (\(latest)); upgrade escrow")
         }
-        for migration in GeneratedSchemas.migrations[schema.rawValue] ?? [] where migration.version > current {
-            do {
-                try database.execute("BEGIN IMMEDIATE")
-                // Another process may have applied it while this one waited for the write lock.
-                if Int(try database.scalarInt("PRAGMA user_version") ?? 0) >= migration.version {
-                    try database.execute("COMMIT")
-                    continue
-                }
+        let pending = (GeneratedSchemas.migrations[schema.rawValue] ?? []).filter { $0.version > current }
+        guard !pending.isEmpty else { return }
+        // All pending migrations in one transaction: the database moves to the latest version or
+        // stays where it was.
+        var applying = pending[0].name
+        do {
+            try database.execute("BEGIN IMMEDIATE")
+            // Another process may have applied some while this one waited for the write lock.
+            let now = Int(try database.scalarInt("PRAGMA user_version") ?? 0)
+            for migration in pending where migration.version > now {
+                applying = migration.name
                 try database.execute(migration.sql)
-                try database.execute("PRAGMA user_version = \(migration.version)")
-                try database.execute("COMMIT")
-            } catch {
-                try? database.execute("ROLLBACK")
-                throw StoreError(code: error.code, message: "schema migration \(schema.rawValue)/\(migration.name) failed: \(error.message)")
             }
+            try database.execute("PRAGMA user_version = \(latest)")
+            try database.execute("COMMIT")
+        } catch {
+            try? database.execute("ROLLBACK")
+            throw StoreError(code: error.code, message: "schema migration \(schema.rawValue)/\(applying) failed: \(error.message)")
         }
     }
 }

@@ -259,6 +259,27 @@ import Testing
         #expect(try state.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'Import'") == 1)
     }
 
+    @Test func aHomeIsCreatedInAnEmptyFolderButNotOverOtherFiles() throws {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("escrow-parent-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let empty = parent.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        try EscrowHome(url: empty).initialize()
+        #expect(EscrowHome(url: empty).isInitialized)
+
+        let busy = parent.appendingPathComponent("busy")
+        try FileManager.default.createDirectory(at: busy, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: busy.appendingPathComponent("notes.txt"))
+        #expect {
+            try EscrowHome(url: busy).initialize()
+        } throws: { error in
+            "\(error)".contains("is not empty and not an escrow home")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: busy.path) == ["notes.txt"])
+        // Nothing is left behind next to the homes: no staging folders.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path).sorted() == ["busy", "empty"])
+    }
+
     @Test func aNewerSchemaIsRefused() throws {
         let temporary = try TemporaryHome()
         defer { temporary.remove() }

@@ -28,7 +28,7 @@ public final class ComputeServerProcess: Sendable {
     ///
     /// - Throws: `StartFailed` when the process exits or prints nothing within `timeout`.
     public static func start(certificates: DevCertificates, extraArguments: [String] = [],
-                             timeout: Duration = .seconds(20)) async throws -> ComputeServerProcess {
+                             timeout: Duration = .seconds(60)) async throws -> ComputeServerProcess {
         let executable = try BuiltExecutable.url(named: "escrow-compute")
         let process = Process()
         process.executableURL = executable
