@@ -1,6 +1,4 @@
-import Crypto
 import EscrowCore
-import EscrowStore
 
 /// What makes two dataflow requests the same dataflow: app, purpose, normalized access SQL,
 /// compute function (id, version, code digest), parameters and destination. A change to any of
@@ -49,59 +47,5 @@ public struct FlowIdentity: Sendable, Hashable {
             for (name, value) in parameters.sorted { object.field(name, value) }
         }
         return writer.text
-    }
-}
-
-/// A deterministic byte encoding for hashing: each value tagged and length-prefixed, so no two
-/// different sequences of values encode alike.
-struct CanonicalEncoder {
-    private(set) var bytes: [UInt8] = []
-
-    init() {
-        bytes.reserveCapacity(512)
-    }
-
-    mutating func append(_ text: String?) {
-        guard let text else {
-            bytes.append(0x00)
-            return
-        }
-        bytes.append(0x01)
-        appendLength(text.utf8.count)
-        bytes.append(contentsOf: text.utf8)
-    }
-
-    mutating func append(_ value: Int64?) {
-        guard let value else {
-            bytes.append(0x00)
-            return
-        }
-        bytes.append(0x02)
-        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    mutating func append(_ value: Double?) {
-        guard let value else {
-            bytes.append(0x00)
-            return
-        }
-        bytes.append(0x03)
-        withUnsafeBytes(of: value.bitPattern.bigEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    mutating func append(bytes value: [UInt8]) {
-        bytes.append(0x04)
-        appendLength(value.count)
-        bytes.append(contentsOf: value)
-    }
-
-    private mutating func appendLength(_ count: Int) {
-        withUnsafeBytes(of: UInt64(count).bigEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    func sha256() -> String {
-        var hash = SHA256()
-        bytes.withUnsafeBytes { hash.update(bufferPointer: $0) }
-        return Hex.encode(hash.finalize())
     }
 }

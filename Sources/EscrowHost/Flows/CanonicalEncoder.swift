@@ -1,0 +1,80 @@
+import Crypto
+import EscrowStore
+
+/// A deterministic byte encoding for hashing: each value tagged and length-prefixed, so no two
+/// different sequences of values encode alike.
+///
+/// The encoding is hashed as it is written (SHA-256 over small buffered pieces, large byte values
+/// passed to the hash directly), so hashing a frame of megabytes of pictures copies none of them.
+struct CanonicalEncoder {
+    private var hash = SHA256()
+    private var buffer: [UInt8] = []
+    private static let bufferSize = 16 * 1024
+
+    init() {
+        buffer.reserveCapacity(Self.bufferSize)
+    }
+
+    mutating func append(_ text: String?) {
+        guard let text else {
+            buffer.append(0x00)
+            return
+        }
+        buffer.append(0x01)
+        appendLength(text.utf8.count)
+        buffer.append(contentsOf: text.utf8)
+        flushIfFull()
+    }
+
+    mutating func append(_ value: Int64?) {
+        guard let value else {
+            buffer.append(0x00)
+            return
+        }
+        buffer.append(0x02)
+        withUnsafeBytes(of: value.bigEndian) { buffer.append(contentsOf: $0) }
+        flushIfFull()
+    }
+
+    mutating func append(_ value: Double?) {
+        guard let value else {
+            buffer.append(0x00)
+            return
+        }
+        buffer.append(0x03)
+        withUnsafeBytes(of: value.bitPattern.bigEndian) { buffer.append(contentsOf: $0) }
+        flushIfFull()
+    }
+
+    mutating func append(bytes value: [UInt8]) {
+        buffer.append(0x04)
+        appendLength(value.count)
+        if value.count < 1024 {
+            buffer.append(contentsOf: value)
+            flushIfFull()
+        } else {
+            flush()
+            value.withUnsafeBytes { hash.update(bufferPointer: $0) }
+        }
+    }
+
+    private mutating func appendLength(_ count: Int) {
+        withUnsafeBytes(of: UInt64(count).bigEndian) { buffer.append(contentsOf: $0) }
+    }
+
+    private mutating func flushIfFull() {
+        if buffer.count >= Self.bufferSize { flush() }
+    }
+
+    private mutating func flush() {
+        buffer.withUnsafeBytes { hash.update(bufferPointer: $0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// The SHA-256 (hex) of everything appended.
+    func sha256() -> String {
+        var hash = self.hash
+        buffer.withUnsafeBytes { hash.update(bufferPointer: $0) }
+        return Hex.encode(hash.finalize())
+    }
+}
