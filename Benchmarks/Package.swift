@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 // The benchmarks live in their own package so the main package's test build stays small.
@@ -19,6 +19,12 @@ let package = Package(
         .package(name: "Escrow", path: ".."),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        // gRPC Swift 2, only for the side-by-side comparison with our compute RPC (group "grpc").
+        // Its packages need swift-tools-version 6.1.
+        .package(url: "https://github.com/grpc/grpc-swift-2", exact: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", exact: "2.9.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf", exact: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
     ],
     targets: [
         .executableTarget(
@@ -31,6 +37,10 @@ let package = Package(
                 .product(name: "EscrowRPC", package: "Escrow"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strictSettings
         ),

@@ -9,8 +9,9 @@ import NIOPosix
 extension Suite {
     static let remoteCallsPerRepetition = 200
 
-    /// Development certificates in a temporary folder, made with certs/make-dev-certs.sh.
-    private static func certificates() throws -> URL {
+    /// Development certificates in a temporary folder, made with certs/make-dev-certs.sh
+    /// (also used by the gRPC comparison, Suite+GRPC.swift).
+    static func certificates() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("escrow-bench-certs-\(UUID().uuidString)")
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -25,14 +26,22 @@ extension Suite {
     }
 
     /// An in-process compute server on 127.0.0.1 and one client connection to it.
-    private struct RemoteFixture {
+    struct RemoteFixture {
         let folder: URL
         let server: ComputeServer
         let connection: ComputeConnection
+
+        /// Closes the connection and stops the server (not the certificates' folder).
+        func close() async {
+            await connection.close()
+            await server.shutdown()
+        }
     }
 
-    private func remoteFixture() async throws -> RemoteFixture {
-        let folder = try Self.certificates()
+    /// A compute server and a connection to it, with the certificates in `folder` (from
+    /// `certificates()`; made there when nil).
+    func remoteFixture(certificates folder: URL? = nil) async throws -> RemoteFixture {
+        let folder = try folder ?? Self.certificates()
         func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
         let server = ComputeServer(
             configuration: ComputeServerConfiguration(
@@ -48,10 +57,9 @@ extension Suite {
         return RemoteFixture(folder: folder, server: server, connection: connection)
     }
 
-    /// A small call (contacts.tuples over one contact) and a large one (identity over 1000 images
-    /// of 16 KB), each a full round trip over one mutual-TLS connection on loopback.
-    func remoteCalls() async throws -> [FigureResult] {
-        let clock = ContinuousClock()
+    /// The inputs of the remote figures: one contact for `contacts.tuples` (small) and a bytes
+    /// column of 1000 random 16 KB images for `identity` (large), the same on every run.
+    static func remoteInputs() throws -> (small: Frame, large: Frame) {
         let small = try Frame(columns: [
             Column(name: "givenName", values: .string(["Ada"])),
             Column(name: "familyName", values: .string(["Lovelace"])),
@@ -60,6 +68,14 @@ extension Suite {
         var generator = SeededGenerator(seed: 7)
         let images = (0..<1000).map { _ in (0..<(16 * 1024)).map { _ in UInt8.random(in: 0...255, using: &generator) } }
         let large = try Frame(columns: [Column(name: "asset", values: .bytes(images))])
+        return (small, large)
+    }
+
+    /// A small call (contacts.tuples over one contact) and a large one (identity over 1000 images
+    /// of 16 KB), each a full round trip over one mutual-TLS connection on loopback.
+    func remoteCalls() async throws -> [FigureResult] {
+        let clock = ContinuousClock()
+        let (small, large) = try Self.remoteInputs()
         let tuples = try EscrowFunctions.catalog.function(ContactsTuples.id).descriptor
         let identity = try EscrowFunctions.catalog.function(Identity.id).descriptor
         let calls = Self.remoteCallsPerRepetition
@@ -86,8 +102,7 @@ extension Suite {
             tearDown: { fixture in
                 let semaphore = DispatchSemaphore(value: 0)
                 Task {
-                    await fixture.connection.close()
-                    await fixture.server.shutdown()
+                    await fixture.close()
                     semaphore.signal()
                 }
                 semaphore.wait()

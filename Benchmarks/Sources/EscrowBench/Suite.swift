@@ -29,7 +29,7 @@ struct Suite {
     }
 
     /// The figure groups, by the key `--only` selects them with.
-    static let groups = ["contacts", "photos", "init", "import", "location", "audit", "remote"]
+    static let groups = ["contacts", "photos", "init", "import", "location", "audit", "remote", "grpc"]
 
     /// Runs the groups named in `only` (all when empty), in the order of `groups`.
     func run(only: Set<String>) async throws -> [FigureResult] {
@@ -41,6 +41,7 @@ struct Suite {
             case "init": results.append(try await initializeHome())
             case "import": results.append(try await importContacts())
             case "remote": results += try await remoteCalls()
+            case "grpc": results += try await grpcSideBySide()
             case "audit":
                 results.append(try await approvalAndAudit(.processCrash))
                 results.append(try await approvalAndAudit(.powerLoss))
