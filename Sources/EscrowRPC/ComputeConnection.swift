@@ -189,7 +189,7 @@ public final class ComputeConnection: Sendable {
         }
         var envelope = envelope
         envelope.requestID = id
-        let frame = try envelope.frame(allocator: channel.allocator)
+        let frame = try envelope.frame()
         let bytesSent = frame.readableBytes
         let channel = self.channel
         let handler = self.handler
@@ -206,7 +206,7 @@ public final class ComputeConnection: Sendable {
                     var cancel = Escrow_V1_Envelope()
                     cancel.requestID = id
                     cancel.cancel = Escrow_V1_Cancel()
-                    if let frame = try? cancel.frame(allocator: channel.allocator) { channel.writeAndFlush(frame, promise: nil) }
+                    if let frame = try? cancel.frame() { channel.writeAndFlush(frame, promise: nil) }
                 }
                 handler.value.register(id, continuation: continuation, timeout: timeout)
                 channel.writeAndFlush(frame).whenFailure { error in

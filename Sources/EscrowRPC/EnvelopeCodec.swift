@@ -25,9 +25,9 @@ public struct EnvelopeDecoder: ByteToMessageDecoder {
         }
         guard buffer.readableBytes >= 4 + Int(length) else { return .needMoreData }
         buffer.moveReaderIndex(forwardBy: 4)
-        guard let bytes = buffer.readBytes(length: Int(length)) else { return .needMoreData }
+        guard let body = buffer.readSlice(length: Int(length)) else { return .needMoreData }
         do {
-            let envelope = try Escrow_V1_Envelope(serializedBytes: bytes)
+            let envelope = try Escrow_V1_Envelope(serializedBytes: ProtobufByteBuffer(body: body))
             context.fireChannelRead(wrapInboundOut(ReceivedEnvelope(envelope: envelope, byteCount: 4 + Int(length))))
         } catch {
             throw RPCError.invalidMessage("the frame does not hold a protobuf Envelope (\(error))")
@@ -53,27 +53,11 @@ public struct ReceivedEnvelope: Sendable {
 }
 
 extension Escrow_V1_Envelope {
-    /// The envelope as one length-prefixed frame, ready to write.
-    public func frame(allocator: ByteBufferAllocator) throws -> ByteBuffer {
-        let bytes: [UInt8] = try serializedBytes()
-        var buffer = allocator.buffer(capacity: 4 + bytes.count)
-        buffer.writeInteger(UInt32(bytes.count))
-        buffer.writeBytes(bytes)
-        return buffer
-    }
-}
-
-/// Writes one `Envelope` as a length-prefixed frame.
-public struct EnvelopeEncoder: MessageToByteEncoder {
-    public typealias OutboundIn = Escrow_V1_Envelope
-
-    public init() {}
-
-    public func encode(data: Escrow_V1_Envelope, out: inout ByteBuffer) throws {
-        let bytes: [UInt8] = try data.serializedBytes()
-        out.reserveCapacity(4 + bytes.count)
-        out.writeInteger(UInt32(bytes.count))
-        out.writeBytes(bytes)
+    /// The envelope as one length-prefixed frame, ready to write: serialized straight into the
+    /// buffer behind its length prefix.
+    public func frame() throws -> ByteBuffer {
+        let frame: ProtobufByteBuffer = try serializedBytes()
+        return frame.buffer
     }
 }
 

@@ -140,7 +140,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         call.task.cancel()
         let reply = Self.error(id, .deadlineExceeded, "the call did not finish within its deadline of \(milliseconds) ms",
                                function: functionID)
-        if channel.isActive, let frame = try? reply.frame(allocator: channel.allocator) {
+        if channel.isActive, let frame = try? reply.frame() {
             channel.writeAndFlush(frame, promise: nil)
         }
     }
@@ -177,7 +177,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
             return
         }
         do {
-            channel.writeAndFlush(try reply.frame(allocator: channel.allocator)).whenComplete { _ in state.finished() }
+            channel.writeAndFlush(try reply.frame()).whenComplete { _ in state.finished() }
         } catch {
             state.finished()
             logger.error("cannot encode a reply", metadata: ["error": "\(error)"])
@@ -223,7 +223,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
 
     private func write(_ envelope: Escrow_V1_Envelope, context: ChannelHandlerContext) {
         do {
-            context.writeAndFlush(wrapOutboundOut(try envelope.frame(allocator: context.channel.allocator)), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(try envelope.frame()), promise: nil)
         } catch {
             logger.error("cannot encode a reply", metadata: ["error": "\(error)"])
         }
@@ -231,7 +231,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
 
     private func writeThenClose(_ envelope: Escrow_V1_Envelope, context: ChannelHandlerContext) {
         let channel = context.channel
-        guard let frame = try? envelope.frame(allocator: channel.allocator) else {
+        guard let frame = try? envelope.frame() else {
             context.close(promise: nil)
             return
         }
@@ -243,7 +243,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         case let error as RPCError:
             let code: Escrow_V1_Error.Code = if case .frameTooLarge = error { .frameTooLarge } else { .badRequest }
             logger.info("closing a connection after a protocol error", metadata: ["error": "\(error)"])
-            let frame = try? Self.error(0, code, "\(error)").frame(allocator: context.channel.allocator)
+            let frame = try? Self.error(0, code, "\(error)").frame()
             if let frame {
                 let channel = context.channel
                 context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }

@@ -101,10 +101,6 @@ extension Suite {
             return SideBySide(folder: folder, escrow: escrow, grpc: peers[0], grpcTuned: peers[1])
         }
 
-        if ProcessInfo.processInfo.environment["ESCROW_BENCH_GRPC_PROFILE"] == "codec" {
-            try CodecProbe.run(large: large, function: identity)
-            return []
-        }
         if let profile = ProcessInfo.processInfo.environment["ESCROW_BENCH_GRPC_PROFILE"], !profile.isEmpty {
             return try await profileLoop(profile, setUp: setUp, systems: systems)
         }
@@ -187,8 +183,7 @@ extension Suite {
     }
 
     /// `ESCROW_BENCH_GRPC_PROFILE=SYSTEM-KIND` (SYSTEM `escrow`, `grpc` or `grpc-tuned`; KIND
-    /// `small` or `large`; or `codec`, see GRPCCodecProbe.swift): one fixture, then only that call
-    /// in a loop
+    /// `small` or `large`): one fixture, then only that call in a loop
     /// (`ESCROW_BENCH_GRPC_PROFILE_CALLS` times; 20000 small or 40 large), to run under
     /// `perf record`. Prints the mean and gives no figures.
     private func profileLoop(_ profile: String, setUp: () async throws -> SideBySide,

@@ -54,7 +54,7 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
                                caller: String?, channel: any Channel) {
         Task {
             let reply = await run(request, id: id, host: host, caller: caller)
-            guard let frame = try? reply.frame(allocator: channel.allocator) else {
+            guard let frame = try? reply.frame() else {
                 daemon.ended()
                 return
             }
@@ -138,7 +138,7 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
     }
 
     private func write(_ envelope: Escrow_V1_Envelope, context: ChannelHandlerContext) {
-        guard let frame = try? envelope.frame(allocator: context.channel.allocator) else { return }
+        guard let frame = try? envelope.frame() else { return }
         context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
     }
 
