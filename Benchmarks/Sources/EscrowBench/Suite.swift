@@ -29,7 +29,8 @@ struct Suite {
     }
 
     /// The figure groups, by the key `--only` selects them with.
-    static let groups = ["contacts", "photos", "init", "import", "location", "audit", "remote", "grpc"]
+    static let groups = ["contacts", "photos", "init", "import", "location", "audit", "remote", "grpc", "flows", "split",
+                         "throughput", "memory"]
 
     /// Runs the groups named in `only` (all when empty), in the order of `groups`.
     func run(only: Set<String>) async throws -> [FigureResult] {
@@ -45,6 +46,12 @@ struct Suite {
             case "audit":
                 results.append(try await approvalAndAudit(.processCrash))
                 results.append(try await approvalAndAudit(.powerLoss))
+            case "flows": results += try await flows()
+            case "split": results += try await split()
+            case "throughput": results += try await throughput()
+            case "memory": results += try await daemonMemory()
+            // The location figures are part of Figure 3: when "flows" runs, they come with it.
+            case "location" where only.isEmpty || only.contains("flows"): break
             default: results += try await locationFlow()
             }
         }
