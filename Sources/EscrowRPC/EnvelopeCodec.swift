@@ -23,7 +23,16 @@ public struct EnvelopeDecoder: ByteToMessageDecoder {
         guard Int(length) <= maximumFrameLength else {
             throw RPCError.frameTooLarge(length: Int(length), maximum: maximumFrameLength)
         }
-        guard buffer.readableBytes >= 4 + Int(length) else { return .needMoreData }
+        guard buffer.readableBytes >= 4 + Int(length) else {
+            // A large frame under way: once a megabyte of it is here, make room for the rest at
+            // once instead of regrowing (and copying) the buffer as it arrives. Only then, so a
+            // peer cannot make the receiver allocate a whole maximum frame for a few bytes.
+            let missing = 4 + Int(length) - buffer.readableBytes
+            if buffer.readableBytes >= 1 << 20, buffer.writableBytes < missing {
+                buffer.reserveCapacity(minimumWritableBytes: missing)
+            }
+            return .needMoreData
+        }
         buffer.moveReaderIndex(forwardBy: 4)
         guard let body = buffer.readSlice(length: Int(length)) else { return .needMoreData }
         do {

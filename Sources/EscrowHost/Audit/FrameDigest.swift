@@ -11,17 +11,26 @@ enum FrameDigest {
         for column in frame.columns {
             encoder.append(column.name)
             encoder.append(column.type.rawValue)
-            for row in 0..<column.count {
-                switch column.value(at: row) {
-                case nil: encoder.append(nil as String?)
-                case .int64(let value): encoder.append(value)
-                case .double(let value): encoder.append(value)
-                case .string(let value): encoder.append(value)
-                case .bytes(let value): encoder.append(bytes: value)
-                case .bool(let value): encoder.append(Int64(value ? 1 : 0))
-                }
+            // Straight from the typed storage; a null encodes as the tag 0x00 whatever the type.
+            switch column.values {
+            case .int64(let values): encode(values, column, &encoder) { $0.append($1) }
+            case .double(let values): encode(values, column, &encoder) { $0.append($1) }
+            case .string(let values): encode(values, column, &encoder) { $0.append($1) }
+            case .bytes(let values): encode(values, column, &encoder) { $0.append(bytes: $1) }
+            case .bool(let values): encode(values, column, &encoder) { $0.append(Int64($1 ? 1 : 0)) }
             }
         }
         return encoder.sha256()
+    }
+
+    private static func encode<Value>(_ values: [Value], _ column: Column, _ encoder: inout CanonicalEncoder,
+                                      _ append: (inout CanonicalEncoder, Value) -> Void) {
+        if column.nulls.isEmpty {
+            for value in values { append(&encoder, value) }
+        } else {
+            for (value, isNull) in zip(values, column.nulls) {
+                if isNull { encoder.append(nil as String?) } else { append(&encoder, value) }
+            }
+        }
     }
 }
