@@ -49,7 +49,17 @@ let package = Package(
             swiftSettings: strictSettings,
             plugins: ["SchemaEmbedPlugin"]
         ),
-        .target(name: "EscrowNetwork", dependencies: ["EscrowCore"], swiftSettings: strictSettings),
+        .target(
+            name: "EscrowNetwork",
+            dependencies: [
+                "EscrowCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "EscrowRPC",
             dependencies: [
@@ -173,6 +183,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "EscrowCoreTests", dependencies: ["EscrowCore"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "EscrowNetworkTests",
+            dependencies: ["EscrowNetwork", "EscrowCore", "EscrowTestSupport"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "EscrowStoreTests",
             dependencies: [

@@ -17,7 +17,6 @@ packages=(
   openssl             # certs/make-dev-certs.sh (tests make their certificates at run time)
   make                # building the C interop client
   gcc                 # building the C interop client
-  libcurl4            # FoundationNetworking: the network client compute functions get
 )
 
 missing=()
