@@ -27,23 +27,11 @@ struct CanonicalEncoder {
     }
 
     mutating func append(_ value: Int64?) {
-        guard let value else {
-            buffer.append(0x00)
-            return
-        }
-        buffer.append(0x02)
-        withUnsafeBytes(of: value.bigEndian) { buffer.append(contentsOf: $0) }
-        flushIfFull()
+        appendFixedWidth(0x02, value?.bigEndian)
     }
 
     mutating func append(_ value: Double?) {
-        guard let value else {
-            buffer.append(0x00)
-            return
-        }
-        buffer.append(0x03)
-        withUnsafeBytes(of: value.bitPattern.bigEndian) { buffer.append(contentsOf: $0) }
-        flushIfFull()
+        appendFixedWidth(0x03, value?.bitPattern.bigEndian)
     }
 
     mutating func append(bytes value: [UInt8]) {
@@ -56,6 +44,17 @@ struct CanonicalEncoder {
             flush()
             value.withUnsafeBytes { hash.update(bufferPointer: $0) }
         }
+    }
+
+    /// A tag, then the value's 8 big-endian bytes; a lone 0x00 for nil.
+    private mutating func appendFixedWidth<Value: FixedWidthInteger>(_ tag: UInt8, _ bigEndian: Value?) {
+        guard let bigEndian else {
+            buffer.append(0x00)
+            return
+        }
+        buffer.append(tag)
+        withUnsafeBytes(of: bigEndian) { buffer.append(contentsOf: $0) }
+        flushIfFull()
     }
 
     private mutating func appendLength(_ count: Int) {
