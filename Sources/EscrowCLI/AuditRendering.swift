@@ -39,6 +39,8 @@ enum AuditRendering {
             ("Bytes sent to server", String(facts.bytesSent)),
             ("Bytes from server", String(facts.bytesReceived)),
             ("Server latency", facts.serverLatencyMs.map { PlainWords.milliseconds($0) + " ms" } ?? "none (no server)"),
+            ("Server compute", facts.serverComputeMs.map { PlainWords.milliseconds($0) + " ms of it running the function" }
+                ?? "none (no server)"),
             ("Duration", PlainWords.milliseconds(facts.durationMs) + " ms"),
             ("Output SHA-256", facts.outputSHA256 ?? "none (no output went to the app)"),
             ("Previous hash", entry.prevHash),
@@ -88,6 +90,7 @@ enum AuditRendering {
         object.field("bytesSent", int: facts.bytesSent)
         object.field("bytesReceived", int: facts.bytesReceived)
         object.field("serverLatencyMs", double: facts.serverLatencyMs)
+        object.field("serverComputeMs", double: facts.serverComputeMs)
         object.field("durationMs", double: facts.durationMs)
         object.field("outputSHA256", facts.outputSHA256)
         object.field("prevHash", entry.prevHash)

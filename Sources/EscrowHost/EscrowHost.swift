@@ -78,6 +78,7 @@ public final class EscrowHost: Sendable {
             facts.bytesSent = computed.bytesSent
             facts.bytesReceived = computed.bytesReceived
             facts.serverLatencyMs = computed.serverLatencyMs
+            facts.serverComputeMs = computed.serverComputeMs
         } catch {
             if let refusal = error as? DecisionError { facts.flowID = refusal.flow }
             facts.outcome = Self.outcome(of: error)

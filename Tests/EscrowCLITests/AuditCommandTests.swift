@@ -49,7 +49,7 @@ struct AuditCommandTests {
         #expect(entry["seq"] as? Int == 2)
         #expect(entry["outcome"] as? String == "ok")
         #expect(entry["reads"] as? [String] == ["Contact.*"])
-        for field in ["time", "flow", "app", "caller", "purpose", "function", "outcome", "reason", "reads", "rowsRead",
+        for field in ["time", "flow", "app", "caller", "purpose", "serverComputeMs", "function", "outcome", "reason", "reads", "rowsRead",
                       "bytesToCompute", "destination", "bytesSent", "bytesReceived", "serverLatencyMs", "durationMs",
                       "outputSHA256", "prevHash", "hash"] {
             #expect(entry.keys.contains(field), "\(field) in \(entry)")

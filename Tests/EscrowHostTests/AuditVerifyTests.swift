@@ -44,6 +44,8 @@ import Testing
         ("an edited field", "UPDATE AuditEntry SET rowsRead = 999 WHERE seq = 3", 3),
         ("an edited outcome", "UPDATE AuditEntry SET outcome = 'denied' WHERE seq = 2", 2),
         ("an edited hash to match nothing", "UPDATE AuditEntry SET hash = prevHash WHERE seq = 4", 4),
+        ("a caller added", "UPDATE AuditEntry SET caller = 'uid 0 pid 1' WHERE seq = 3", 3),
+        ("a server compute time added", "UPDATE AuditEntry SET serverComputeMs = 1.5 WHERE seq = 2", 2),
         ("a deleted entry", "DELETE FROM AuditEntry WHERE seq = 2", 2),
         ("two swapped entries", """
             UPDATE AuditEntry SET seq = -1 WHERE seq = 2;

@@ -17,7 +17,10 @@ import Testing
             _ = try await old.runApproving(app: "a.b", purpose: "p", access: "SELECT givenName FROM Contact", compute: "identity")
             // Turn the state file back into schema version 3, as escrow made it before the caller column.
             let state = try Database(path: temporary.home.stateDatabasePath, mode: .readWrite)
-            try state.execute("ALTER TABLE AuditEntry DROP COLUMN caller; PRAGMA user_version = 3")
+            try state.execute("""
+                ALTER TABLE AuditEntry DROP COLUMN serverComputeMs; ALTER TABLE AuditEntry DROP COLUMN caller;
+                PRAGMA user_version = 3
+                """)
             #expect(try state.scalarInt("PRAGMA user_version") == 3)
 
             let upgraded = try EscrowHost(home: temporary.home, logger: logger)

@@ -30,6 +30,9 @@ import Testing
                 #expect(entry.bytesSent > remote.bytesToCompute)
                 #expect(entry.bytesReceived > 0)
                 #expect((entry.serverLatencyMs ?? 0) > 0)
+            let computeMs = try #require(entry.serverComputeMs)
+            #expect(computeMs > 0 && computeMs <= (entry.serverLatencyMs ?? 0), "compute is part of the round trip")
+            #expect(local.auditEntry.facts.serverComputeMs == nil)
                 #expect(try host.audit.verify() == .intact(entries: 4))
             }
         }

@@ -28,6 +28,9 @@ public struct AuditDraft: Sendable, Hashable {
     public var bytesSent = 0
     public var bytesReceived = 0
     public var serverLatencyMs: Double?
+    /// The part of `serverLatencyMs` the server spent running the function, as it reported; the
+    /// rest is transfer (encoding, TLS, the network). Nil on the device.
+    public var serverComputeMs: Double?
     public var durationMs: Double = 0
     /// SHA-256 (hex) of the output returned to the app.
     public var outputSHA256: String?
@@ -83,6 +86,8 @@ public struct AuditEntry: Sendable, Hashable {
         encoder.append(prevHash)
         // Added in schema version 4: entries without a caller hash exactly as before.
         if let caller = facts.caller { encoder.append(caller) }
+        // Added in schema version 5, the same way (a number's tag differs from a text's).
+        if let computeMs = facts.serverComputeMs { encoder.append(computeMs) }
         return encoder.sha256()
     }
 }

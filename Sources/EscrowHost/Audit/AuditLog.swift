@@ -42,8 +42,8 @@ public struct AuditLog: Sendable {
                 try database.cached("""
                     INSERT INTO AuditEntry (seq, time, flowId, app, purpose, functionId, outcome, reason, reads, rowsRead,
                         bytesToCompute, destination, bytesSent, bytesReceived, serverLatencyMs, durationMs, outputSHA256,
-                        prevHash, hash, caller)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        prevHash, hash, caller, serverComputeMs)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """).run([
                         .integer(Int64(seq)), .text(time), .nullable(facts.flowID), .text(facts.app), .text(facts.purpose),
                         .text(facts.functionID), .text(facts.outcome.rawValue), .nullable(facts.reason),
@@ -51,6 +51,7 @@ public struct AuditLog: Sendable {
                         .integer(Int64(facts.bytesToCompute)), .text(facts.destination), .integer(Int64(facts.bytesSent)),
                         .integer(Int64(facts.bytesReceived)), .nullable(facts.serverLatencyMs), .real(facts.durationMs),
                         .nullable(facts.outputSHA256), .text(prevHash), .text(hash), .nullable(facts.caller),
+                        .nullable(facts.serverComputeMs),
                     ])
                 try database.cached("""
                     INSERT INTO AuditHead (id, seq, hash) VALUES (1, ?, ?)
@@ -142,7 +143,7 @@ public struct AuditLog: Sendable {
 
     private static let columns = """
         seq, time, flowId, app, purpose, functionId, outcome, reason, reads, rowsRead, bytesToCompute, destination,
-        bytesSent, bytesReceived, serverLatencyMs, durationMs, outputSHA256, prevHash, hash, caller
+        bytesSent, bytesReceived, serverLatencyMs, durationMs, outputSHA256, prevHash, hash, caller, serverComputeMs
         """
 
     private static func entry(_ row: Statement) -> AuditEntry {
@@ -160,6 +161,7 @@ public struct AuditLog: Sendable {
         facts.durationMs = row.double(15)
         facts.outputSHA256 = row.string(16)
         facts.caller = row.string(19)
+        facts.serverComputeMs = row.isNull(20) ? nil : row.double(20)
         return AuditEntry(seq: Int(row.int64(0)), time: row.string(1) ?? "", facts: facts,
                           prevHash: row.string(17) ?? "", hash: row.string(18) ?? "")
     }

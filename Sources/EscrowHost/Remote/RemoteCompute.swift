@@ -10,6 +10,8 @@ struct ComputeOutcome: Sendable {
     var bytesSent = 0
     var bytesReceived = 0
     var serverLatencyMs: Double?
+    /// What the server reported spending in the function.
+    var serverComputeMs: Double?
 }
 
 /// Sends compute calls to registered compute servers, over a pool of mutual-TLS connections (one
@@ -51,8 +53,8 @@ final class RemoteCompute: Sendable {
         do {
             let result = try await pooled.connection.compute(function, input: input, parameters: parameters, deadline: deadline)
             return ComputeOutcome(output: result.output, bytesSent: result.bytesSent, bytesReceived: result.bytesReceived,
-                                  serverLatencyMs: Double(result.latency.components.seconds) * 1000
-                                      + Double(result.latency.components.attoseconds) / 1e15)
+                                  serverLatencyMs: result.latency.milliseconds,
+                                  serverComputeMs: result.computeTime.milliseconds)
         } catch let error as RPCError {
             if case .remote = error {} else { drop(serverID, pooled.connection) }
             throw error
@@ -122,5 +124,12 @@ public enum RemoteComputeError: Error, Sendable, Equatable, CustomStringConverti
         case .functionNotOffered(let server, let function):
             "compute server \(server) does not offer \(function); no data was sent"
         }
+    }
+}
+
+extension Duration {
+    /// The duration in milliseconds, as a double.
+    fileprivate var milliseconds: Double {
+        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
     }
 }
