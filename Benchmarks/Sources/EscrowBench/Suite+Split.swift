@@ -17,14 +17,11 @@ extension Suite {
         let scratch: ScratchHome
         let host: EscrowHost
         let server: ComputeServer
-        /// A connection of its own to the same server, for calls that report the server's compute time.
-        let connection: ComputeConnection
         let link: RawTLSLink
         /// The flow's access() result, read on a plain connection.
         let input: Frame
 
         func close() async {
-            await connection.close()
             await link.close()
             await server.shutdown()
         }
@@ -37,11 +34,8 @@ extension Suite {
         var serverRun = 0.0
         /// The RPC round trip inside run() (the audit entry's serverLatencyMs).
         var serverRPC = 0.0
-        /// The server's time in the function (the reply's computeMicros) in a direct call over the
-        /// same frame: run() does not report it (the audit entry has the round trip only).
+        /// The server's time in the function, as it reported (the audit entry's serverComputeMs).
         var serverCompute = 0.0
-        /// That direct call's round trip: less its compute time, the transfer.
-        var directRPC = 0.0
         var rawTLS = 0.0
         var bytesSent = 0
         var bytesReceived = 0
@@ -95,12 +89,11 @@ extension Suite {
                 }.seconds
                 var entry: AuditDraft?
                 sample.serverRun += try await clock.measure { entry = try await fixture.host.run(remote).auditEntry.facts }.seconds
-                guard let entry, let latency = entry.serverLatencyMs else { throw BenchError("a remote run without its latency") }
+                guard let entry, let latency = entry.serverLatencyMs, let compute = entry.serverComputeMs else {
+                    throw BenchError("a remote run without its latency and compute time")
+                }
                 sample.serverRPC += latency / 1000
-                let direct = try await fixture.connection.compute(labels.descriptor, input: fixture.input,
-                                                                  parameters: ComputeParameters(), deadline: .seconds(60))
-                sample.serverCompute += direct.computeTime.seconds
-                sample.directRPC += direct.latency.seconds
+                sample.serverCompute += compute / 1000
                 sample.bytesSent = entry.bytesSent
                 sample.bytesReceived = entry.bytesReceived
                 sample.rawTLS += try await fixture.link.roundTrip(sending: entry.bytesSent, receiving: entry.bytesReceived).seconds
@@ -111,7 +104,6 @@ extension Suite {
             sample.serverRun /= n
             sample.serverRPC /= n
             sample.serverCompute /= n
-            sample.directRPC /= n
             sample.rawTLS /= n
             return sample
         }
@@ -129,10 +121,9 @@ extension Suite {
                                      clientKey: path("client-key.pem"))
                 try await Self.approveAlways(host, device)
                 try await Self.approveAlways(host, remote)
-                let connection = try await Self.connect(to: port, certificates: certificates)
                 let database = try Database(path: scratch.home.dataDatabasePath, mode: .readOnly)
                 let input = try Self.readPictures(try database.prepare(Self.photosSQL), AssetStore(root: scratch.home.assetsURL))
-                return SplitFixture(scratch: scratch, host: host, server: server, connection: connection,
+                return SplitFixture(scratch: scratch, host: host, server: server,
                                     link: try await RawTLSLink.open(certificates: certificates), input: input)
             },
             body: { fixture -> SplitSample in
@@ -155,11 +146,11 @@ extension Suite {
             FigureResult(name: "\(prefix) run() on server", unit: .milliseconds, seconds: samples.map(\.serverRun)),
             FigureResult(name: "\(prefix) RPC round trip in run()", unit: .milliseconds, seconds: samples.map(\.serverRPC)),
             FigureResult(name: "\(prefix) server compute", unit: .milliseconds, seconds: samples.map(\.serverCompute)),
-            FigureResult(name: "\(prefix) transfer (round trip − server compute, one call)", unit: .milliseconds,
-                         seconds: samples.map { $0.directRPC - $0.serverCompute }),
+            FigureResult(name: "\(prefix) transfer (round trip − server compute, in run())", unit: .milliseconds,
+                         seconds: samples.map { $0.serverRPC - $0.serverCompute }),
             FigureResult(name: "\(prefix) raw TLS round trip, same bytes (\(moved))", unit: .milliseconds, seconds: samples.map(\.rawTLS)),
             FigureResult(name: "\(prefix) RPC transfer / raw TLS", unit: .ratio,
-                         values: samples.map { ($0.directRPC - $0.serverCompute) / $0.rawTLS }, target: 1.3),
+                         values: samples.map { ($0.serverRPC - $0.serverCompute) / $0.rawTLS }, target: 1.3),
         ]
     }
 
