@@ -61,7 +61,7 @@ public struct HTTPNetworkClient: NetworkClient {
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let promise = eventLoop.makePromise(of: NetworkResponse.self)
         let collector = ResponseCollector(promise: promise, maximumBytes: maximumResponseBytes, host: host)
-        let isIPAddress = host.contains(":") || host.split(separator: ".").allSatisfy { UInt8($0) != nil }
+        let isIPAddress = HostAddress.isIPLiteral(host)
         let channel: any Channel
         do {
             channel = try await ClientBootstrap(group: eventLoop)

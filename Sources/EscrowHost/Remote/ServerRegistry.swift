@@ -76,7 +76,7 @@ public struct ServerRegistry: Sendable {
         }
         let caCopy = tlsFolder.appendingPathComponent("server-\(id)-ca.pem").path
         let firstHost = try Self.split(addresses[0]).host
-        guard let name = serverName ?? (Self.isIPAddress(firstHost) ? nil : firstHost) else {
+        guard let name = serverName ?? (HostAddress.isIPLiteral(firstHost) ? nil : firstHost) else {
             throw ServerError.serverNameNeeded(firstHost)
         }
         return try state.write { database in
@@ -145,11 +145,6 @@ public struct ServerRegistry: Sendable {
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty else { throw .invalidAddress(address) }
         return (host, port)
-    }
-
-    /// Whether `host` is an IPv4 or IPv6 literal.
-    static func isIPAddress(_ host: String) -> Bool {
-        host.contains(":") || (host.split(separator: ".").count == 4 && host.split(separator: ".").allSatisfy { UInt8($0) != nil })
     }
 
     private static func install(_ source: String, at destination: String) throws {
