@@ -83,8 +83,10 @@ import Testing
         let port = 20_000 + Int.random(in: 0..<20_000)
         server.arguments = ["s_server", "-quiet", "-www", "-accept", "127.0.0.1:\(port)", "-cert", certificates.path("server.pem"),
                             "-key", certificates.path("server-key.pem")]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
+        // Pipes rather than FileHandle.nullDevice: the shared null handle and Process do not mix
+        // well on Linux (crashes in libdispatch were seen with it while other tests' processes exited).
+        server.standardOutput = Pipe()
+        server.standardError = Pipe()
         try server.run()
         // s_server does not stop on SIGTERM while it waits for a connection.
         defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }

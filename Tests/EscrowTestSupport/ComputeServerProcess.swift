@@ -15,10 +15,13 @@ import Glibc
 public final class ComputeServerProcess: Sendable {
     public let port: Int
     private let process: Process
+    /// The server's standard output, kept open for its life (it prints only the listening line).
+    private let output: Pipe
     private let errorLog: URL
 
-    private init(process: Process, port: Int, errorLog: URL) {
+    private init(process: Process, output: Pipe, port: Int, errorLog: URL) {
         self.process = process
+        self.output = output
         self.port = port
         self.errorLog = errorLog
     }
@@ -46,21 +49,25 @@ public final class ComputeServerProcess: Sendable {
         process.standardError = errorHandle
 
         let printed = PrintedText()
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-            } else {
+        try process.run()
+        // Read the "listening on" line on a thread of its own, with blocking reads: a dispatch
+        // readability source on the pipe crashed libdispatch when the pipe closed under it as a
+        // killed server went away while other tests' processes exited.
+        let reader = output.fileHandleForReading
+        Thread.detachNewThread {
+            while true {
+                let data = reader.availableData
+                if data.isEmpty { break }
                 printed.append(data)
+                if Self.port(in: printed.text) != nil { break }
             }
         }
-        try process.run()
 
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {
             if let port = Self.port(in: printed.text) {
-                return ComputeServerProcess(process: process, port: port, errorLog: errorLog)
+                return ComputeServerProcess(process: process, output: output, port: port, errorLog: errorLog)
             }
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(10))
