@@ -58,6 +58,8 @@ public struct HTTPNetworkClient: NetworkClient {
     private func exchange(_ request: NetworkRequest, host: String, port: Int, target: String,
                           secure: Bool) async throws -> NetworkResponse {
         let tls = secure ? try self.tls.get() : nil
+        // One deadline for connecting, sending and receiving: a slow connect leaves less time to answer.
+        let deadline = NIODeadline.now() + Self.timeAmount(timeout)
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let promise = eventLoop.makePromise(of: NetworkResponse.self)
         let collector = ResponseCollector(promise: promise, maximumBytes: maximumResponseBytes, host: host)
@@ -65,7 +67,7 @@ public struct HTTPNetworkClient: NetworkClient {
         let channel: any Channel
         do {
             channel = try await ClientBootstrap(group: eventLoop)
-                .connectTimeout(Self.timeAmount(timeout))
+                .connectTimeout(deadline - NIODeadline.now())
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         if let tls {
@@ -81,12 +83,12 @@ public struct HTTPNetworkClient: NetworkClient {
             promise.fail(error)
             throw error
         }
-        let deadline = eventLoop.scheduleTask(in: Self.timeAmount(timeout)) {
+        let expiry = eventLoop.scheduleTask(deadline: deadline) {
             promise.fail(ComputeError.serviceFailed("\(host) did not answer within \(timeout)"))
             channel.close(promise: nil)
         }
         promise.futureResult.whenComplete { _ in
-            deadline.cancel()
+            expiry.cancel()
             channel.close(promise: nil)
         }
         var headers = HTTPHeaders()

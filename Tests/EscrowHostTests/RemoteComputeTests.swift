@@ -126,11 +126,14 @@ import Testing
             server.kill()
             let clock = ContinuousClock()
             let started = clock.now
-            await #expect(throws: RPCError.self) {
+            let error = await #expect(throws: RPCError.self) {
                 try await host.run(app: "org.signal", purpose: "contact discovery", access: Self.contactsSQL,
                                    compute: "contacts.tuples", on: .server("compute-1"))
             }
-            #expect(clock.now - started < .seconds(6))
+            // A refused connection, not the 5 s deadline running out. The time bound only catches
+            // a hang: under a loaded test run wake-ups have been seen seconds late.
+            if case .deadlineExceeded = error { Issue.record("the dead server was only noticed at the deadline") }
+            #expect(clock.now - started < .seconds(30))
             let entry = try #require(try host.audit.entries().last)
             #expect(entry.facts.outcome == .failed)
             #expect(entry.facts.destination == "server:compute-1")

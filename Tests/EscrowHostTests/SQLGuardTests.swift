@@ -118,7 +118,8 @@ import Testing
             await #expect(throws: AccessError.budgetExceeded(instructions: 2_000_000)) {
                 try await host.runApproving(app: "org.example.loop", purpose: "test", access: sql, compute: "identity")
             }
-            #expect(clock.now - started < .seconds(5))
+            // Without the budget the query never ends; the bound only catches that.
+            #expect(clock.now - started < .seconds(60))
             // The connection is usable afterwards.
             let result = try await host.runApproving(app: "org.example.loop", purpose: "test", access: "SELECT 1 AS one", compute: "identity")
             #expect(result.output.columns.first?.int64(at: 0) == 1)

@@ -244,7 +244,9 @@ struct ComputeServerEndToEndTests {
             case .failure(let error):
                 Issue.record("expected an RPCError, got \(error)")
             }
-            #expect(waited < .seconds(3), "the client noticed the dead server after \(waited)")
+            // The error kind above shows it was not the 30 s deadline; the bound only catches a
+            // hang (under a loaded test run, wake-ups have been seen seconds late).
+            #expect(waited < .seconds(15), "the client noticed the dead server after \(waited)")
         }
     }
 }
