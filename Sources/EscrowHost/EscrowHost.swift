@@ -88,7 +88,7 @@ public final class EscrowHost: Sendable {
             throw error
         }
         facts.outcome = .ok
-        facts.outputSHA256 = FrameDigest.sha256(output)
+        facts.outputSHA256 = FrameDigest.sha256(output, known: input.knownDigests)
         facts.durationMs = GuardClock.seconds(since: started) * 1000
         let entry = try audit.append(facts)
         logger.debug("run finished", metadata: [

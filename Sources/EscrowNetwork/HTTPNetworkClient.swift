@@ -59,7 +59,7 @@ public struct HTTPNetworkClient: NetworkClient {
                           secure: Bool) async throws -> NetworkResponse {
         let tls = secure ? try self.tls.get() : nil
         // One deadline for connecting, sending and receiving: a slow connect leaves less time to answer.
-        let deadline = NIODeadline.now() + Self.timeAmount(timeout)
+        let deadline = NIODeadline.now() + TimeAmount(timeout)
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let promise = eventLoop.makePromise(of: NetworkResponse.self)
         let collector = ResponseCollector(promise: promise, maximumBytes: maximumResponseBytes, host: host)
@@ -78,7 +78,7 @@ public struct HTTPNetworkClient: NetworkClient {
                         try channel.pipeline.syncOperations.addHandler(collector)
                     }
                 }
-                .connect(host: host, port: port).get()
+                .connect(hostOrLiteral: host, port: port).get()
         } catch {
             promise.fail(error)
             throw error
@@ -104,10 +104,6 @@ public struct HTTPNetworkClient: NetworkClient {
         }
         channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
         return try await promise.futureResult.get()
-    }
-
-    private static func timeAmount(_ duration: Duration) -> TimeAmount {
-        .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 }
 

@@ -1,4 +1,5 @@
 import EscrowCore
+import EscrowNetwork
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -43,7 +44,7 @@ public final class ComputeConnection: Sendable {
         let context = try tls.clientContext()
         let bootstrap = ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .connectTimeout(.nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000))
+            .connectTimeout(TimeAmount(connectTimeout))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sslHandler = try NIOSSLClientHandler._makeSSLClientHandler(
@@ -56,7 +57,7 @@ public final class ComputeConnection: Sendable {
             }
         let channel: any Channel
         do {
-            channel = try await bootstrap.connect(host: host, port: port).get()
+            channel = try await bootstrap.connect(hostOrLiteral: host, port: port).get()
         } catch {
             throw RPCError.connectionFailed("\(host):\(port): \(error)")
         }
@@ -200,8 +201,7 @@ public final class ComputeConnection: Sendable {
                     continuation.resume(throwing: handler.value.closedBecause ?? RPCError.connectionClosed)
                     return
                 }
-                let timeout = channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(deadline.components.seconds) * 1_000_000_000
-                                                                            + deadline.components.attoseconds / 1_000_000_000)) {
+                let timeout = channel.eventLoop.scheduleTask(in: TimeAmount(deadline)) {
                     guard handler.value.fail(id, with: RPCError.deadlineExceeded(seconds: Double(deadline.components.seconds))) else { return }
                     var cancel = Escrow_V1_Envelope()
                     cancel.requestID = id

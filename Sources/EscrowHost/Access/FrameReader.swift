@@ -27,6 +27,7 @@ struct FrameReader {
 
         var rows = 0
         var bytes = 0
+        var knownDigests = KnownDigests()
         while true {
             let rc = sqlite3_step(statement)
             if rc == SQLITE_DONE { break }
@@ -54,6 +55,7 @@ struct FrameReader {
                         let content = try assets.bytes(of: text)
                         bytes += content.count
                         guard bytes <= policy.maxBytes else { throw AccessError.tooManyBytes(limit: policy.maxBytes) }
+                        knownDigests.record(content, assetID: text)
                         builders[column].append(bytes: content)
                     } else {
                         builders[column].append(text)
@@ -78,7 +80,7 @@ struct FrameReader {
         } catch {
             throw AccessError.invalidSQL(message: error.description, offset: nil)
         }
-        return AccessResult(frame: frame, rowCount: rows, byteCount: bytes)
+        return AccessResult(frame: frame, rowCount: rows, byteCount: bytes, knownDigests: knownDigests)
     }
 
     /// The table and column a result column comes from, when it is a plain column reference.

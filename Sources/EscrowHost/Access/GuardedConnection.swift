@@ -142,4 +142,7 @@ public struct AccessResult: Sendable {
     public let rowCount: Int
     /// Bytes in the frame (assets included): what is given to compute().
     public let byteCount: Int
+    /// The content hashes of the pictures read from the asset store, so the output digest need
+    /// not hash a picture that compute() passed through unchanged again.
+    let knownDigests: KnownDigests
 }

@@ -1,11 +1,19 @@
+import Crypto
+import Dispatch
 import EscrowCore
+import Foundation
+import Synchronization
 
 /// SHA-256 of a frame's canonical encoding: what the audit entry records of the output an app
-/// received, so the individual can later prove which output went out.
+/// received, so the individual can later prove which output went out (docs/AUDIT.md, "Canonical
+/// encoding").
 enum FrameDigest {
-    static func sha256(_ frame: Frame) -> String {
+    /// The digest of `frame`. Binary cells enter it by their length and SHA-256, taken from
+    /// `known` for a picture compute() passed through unchanged and computed otherwise (over
+    /// the processors when there are megabytes of them).
+    static func sha256(_ frame: Frame, known: KnownDigests = .none) -> String {
         var encoder = CanonicalEncoder()
-        encoder.append("escrow.frame.v1")
+        encoder.append("escrow.frame.v2")
         encoder.append(Int64(frame.columns.count))
         encoder.append(Int64(frame.rowCount))
         for column in frame.columns {
@@ -16,8 +24,12 @@ enum FrameDigest {
             case .int64(let values): encode(values, column, &encoder) { $0.append($1) }
             case .double(let values): encode(values, column, &encoder) { $0.append($1) }
             case .string(let values): encode(values, column, &encoder) { $0.append($1) }
-            case .bytes(let values): encode(values, column, &encoder) { $0.append(bytes: $1) }
             case .bool(let values): encode(values, column, &encoder) { $0.append(Int64($1 ? 1 : 0)) }
+            case .bytes(let values):
+                let digests = cellDigests(values, nulls: column.nulls, known: known)
+                encode(Array(values.indices), column, &encoder) { encoder, row in
+                    encoder.append(byteCount: values[row].count, sha256: digests[row * 32 ..< row * 32 + 32])
+                }
             }
         }
         return encoder.sha256()
@@ -32,5 +44,46 @@ enum FrameDigest {
                 if isNull { encoder.append(nil as String?) } else { append(&encoder, value) }
             }
         }
+    }
+
+    /// Below this many bytes to hash, one thread does it.
+    static let parallelThreshold = 4 << 20
+
+    /// The SHA-256 of every cell, 32 bytes each, one after the other (zeros for a null).
+    private static func cellDigests(_ values: [[UInt8]], nulls: [Bool], known: KnownDigests) -> [UInt8] {
+        var digests = [UInt8](repeating: 0, count: values.count * 32)
+        var unknown: [Int] = []
+        var unknownBytes = 0
+        for row in values.indices where nulls.isEmpty || !nulls[row] {
+            if let digest = known.sha256(of: values[row]) {
+                digests.replaceSubrange(row * 32 ..< row * 32 + 32, with: digest)
+            } else {
+                unknown.append(row)
+                unknownBytes += values[row].count
+            }
+        }
+        guard !unknown.isEmpty else { return digests }
+        let workers = unknownBytes < parallelThreshold ? 1 : min(ProcessInfo.processInfo.activeProcessorCount, unknown.count)
+        // Worker w hashes the unknown cells w, w + workers, …; the shares are put in place after.
+        let shares = Mutex([[UInt8]](repeating: [], count: workers))
+        let unknownRows = unknown
+        let hashShare = { @Sendable (worker: Int) in
+            var share: [UInt8] = []
+            share.reserveCapacity((unknownRows.count / workers + 1) * 32)
+            for index in stride(from: worker, to: unknownRows.count, by: workers) {
+                share.append(contentsOf: SHA256.hash(data: values[unknownRows[index]]))
+            }
+            shares.withLock { $0[worker] = share }
+        }
+        if workers == 1 { hashShare(0) } else { DispatchQueue.concurrentPerform(iterations: workers, execute: hashShare) }
+        shares.withLock { shares in
+            for (worker, share) in shares.enumerated() {
+                for (position, index) in stride(from: worker, to: unknown.count, by: workers).enumerated() {
+                    let row = unknown[index]
+                    digests.replaceSubrange(row * 32 ..< row * 32 + 32, with: share[position * 32 ..< position * 32 + 32])
+                }
+            }
+        }
+        return digests
     }
 }

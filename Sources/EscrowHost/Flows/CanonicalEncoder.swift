@@ -4,8 +4,7 @@ import EscrowStore
 /// A deterministic byte encoding for hashing: each value tagged and length-prefixed, so no two
 /// different sequences of values encode alike.
 ///
-/// The encoding is hashed as it is written (SHA-256 over small buffered pieces, large byte values
-/// passed to the hash directly), so hashing a frame of megabytes of pictures copies none of them.
+/// The encoding is hashed as it is written, through a small buffer.
 struct CanonicalEncoder {
     private var hash = SHA256()
     private var buffer: [UInt8] = []
@@ -34,16 +33,13 @@ struct CanonicalEncoder {
         appendFixedWidth(0x03, value?.bitPattern.bigEndian)
     }
 
-    mutating func append(bytes value: [UInt8]) {
-        buffer.append(0x04)
-        appendLength(value.count)
-        if value.count < 1024 {
-            buffer.append(contentsOf: value)
-            flushIfFull()
-        } else {
-            flush()
-            value.withUnsafeBytes { hash.update(bufferPointer: $0) }
-        }
+    /// Binary data by its length and SHA-256: hashing a frame's pictures can then use the digests
+    /// already known for them, and spread the rest over the processors.
+    mutating func append(byteCount: Int, sha256: some Collection<UInt8>) {
+        buffer.append(0x05)
+        appendLength(byteCount)
+        buffer.append(contentsOf: sha256)
+        flushIfFull()
     }
 
     /// A tag, then the value's 8 big-endian bytes; a lone 0x00 for nil.
