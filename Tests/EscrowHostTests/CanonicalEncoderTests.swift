@@ -48,16 +48,18 @@ import Testing
         for column in frame.columns {
             reference.append(column.name)
             reference.append(column.type.rawValue)
+            var cells = CanonicalEncoder()
             for row in 0..<frame.rowCount {
                 switch column.value(at: row) {
-                case nil: reference.append(nil as String?)
-                case .int64(let value): reference.append(value)
-                case .double(let value): reference.append(value)
-                case .string(let value): reference.append(value)
-                case .bytes(let value): reference.append(byteCount: value.count, sha256: Array(SHA256.hash(data: value)))
-                case .bool(let value): reference.append(Int64(value ? 1 : 0))
+                case nil: cells.append(nil as String?)
+                case .int64(let value): cells.append(value)
+                case .double(let value): cells.append(value)
+                case .string(let value): cells.append(value)
+                case .bytes(let value): cells.append(byteCount: value.count, sha256: Array(SHA256.hash(data: value)))
+                case .bool(let value): cells.append(Int64(value ? 1 : 0))
                 }
             }
+            reference.append(digest: cells.digest())
         }
         return reference.sha256()
     }
@@ -97,6 +99,19 @@ import Testing
         cells[cells.count / 2][10] ^= 1
         #expect(FrameDigest.sha256(try Frame(columns: [Column(name: "picture", values: .bytes(cells), nulls: nulls)]))
                 != Self.reference(frame))
+    }
+
+    @Test func manyCellsHashedColumnByColumnInParallelGiveTheSameDigest() throws {
+        let rows = FrameDigest.parallelCells
+        let frame = try Frame(columns: [
+            Column(name: "name", values: .string((0..<rows).map { "contact \($0)" })),
+            Column(name: "phone", values: .string((0..<rows).map { "+1 555 \($0)" }), nulls: (0..<rows).map { $0 % 9 == 0 }),
+            Column(name: "n", values: .int64((0..<rows).map { Int64($0) })),
+        ])
+        #expect(FrameDigest.sha256(frame) == Self.reference(frame))
+        // The same cells under other column names, or in another column order, differ.
+        let renamed = try Frame(columns: [frame.columns[1], frame.columns[0], frame.columns[2]])
+        #expect(FrameDigest.sha256(renamed) != Self.reference(frame))
     }
 
     @Test func onlyTheVeryBufferReadFromTheStoreUsesItsKnownDigest() throws {

@@ -29,8 +29,8 @@ struct Suite {
     }
 
     /// The figure groups, by the key `--only` selects them with.
-    static let groups = ["contacts", "photos", "init", "import", "location", "audit", "remote", "grpc", "flows", "split",
-                         "throughput", "memory"]
+    static let groups = ["contacts", "photos", "init", "import", "location", "audit", "remote", "grpc", "flows", "contacts-flow",
+                         "photos-flow", "split", "throughput", "memory"]
 
     /// Runs the groups named in `only` (all when empty), in the order of `groups`.
     func run(only: Set<String>) async throws -> [FigureResult] {
@@ -50,8 +50,13 @@ struct Suite {
             case "split": results += try await split()
             case "throughput": results += try await throughput()
             case "memory": results += try await daemonMemory()
-            // The location figures are part of Figure 3: when "flows" runs, they come with it.
-            case "location" where only.isEmpty || only.contains("flows"): break
+            // The location, contacts-flow and photos-flow figures are parts of Figure 3, each
+            // selectable alone (for profiling): when "flows" runs, they come with it.
+            case "location" where only.isEmpty || only.contains("flows"),
+                 "contacts-flow" where only.isEmpty || only.contains("flows"),
+                 "photos-flow" where only.isEmpty || only.contains("flows"): break
+            case "contacts-flow": results += try await contactsFlow()
+            case "photos-flow": results += try await photosFlow()
             default: results += try await locationFlow()
             }
         }

@@ -8,31 +8,55 @@ import Synchronization
 /// received, so the individual can later prove which output went out (docs/AUDIT.md, "Canonical
 /// encoding").
 enum FrameDigest {
-    /// The digest of `frame`. Binary cells enter it by their length and SHA-256, taken from
-    /// `known` for a picture compute() passed through unchanged and computed otherwise (over
-    /// the processors when there are megabytes of them).
+    /// The digest of `frame`. Each column's cells are hashed on their own (the columns of a
+    /// large frame in parallel) and the frame's encoding holds the columns' digests. Binary cells
+    /// enter by their length and SHA-256, taken from `known` for a picture compute() passed
+    /// through unchanged and computed otherwise (over the processors when there are megabytes).
     static func sha256(_ frame: Frame, known: KnownDigests = .none) -> String {
+        let columns = frame.columns
+        let digests = Mutex([[UInt8]](repeating: [], count: columns.count))
+        let digestColumn = { @Sendable (index: Int) in
+            let digest = cellsDigest(columns[index], known: known)
+            digests.withLock { $0[index] = digest }
+        }
+        if columns.count > 1 && frame.rowCount * columns.count >= parallelCells {
+            DispatchQueue.concurrentPerform(iterations: columns.count, execute: digestColumn)
+        } else {
+            for index in columns.indices { digestColumn(index) }
+        }
         var encoder = CanonicalEncoder()
         encoder.append("escrow.frame.v2")
-        encoder.append(Int64(frame.columns.count))
+        encoder.append(Int64(columns.count))
         encoder.append(Int64(frame.rowCount))
-        for column in frame.columns {
-            encoder.append(column.name)
-            encoder.append(column.type.rawValue)
-            // Straight from the typed storage; a null encodes as the tag 0x00 whatever the type.
-            switch column.values {
-            case .int64(let values): encode(values, column, &encoder) { $0.append($1) }
-            case .double(let values): encode(values, column, &encoder) { $0.append($1) }
-            case .string(let values): encode(values, column, &encoder) { $0.append($1) }
-            case .bool(let values): encode(values, column, &encoder) { $0.append(Int64($1 ? 1 : 0)) }
-            case .bytes(let values):
-                let digests = cellDigests(values, nulls: column.nulls, known: known)
-                encode(Array(values.indices), column, &encoder) { encoder, row in
-                    encoder.append(byteCount: values[row].count, sha256: digests[row * 32 ..< row * 32 + 32])
-                }
+        digests.withLock { digests in
+            for (column, digest) in zip(columns, digests) {
+                encoder.append(column.name)
+                encoder.append(column.type.rawValue)
+                encoder.append(digest: digest)
             }
         }
         return encoder.sha256()
+    }
+
+    /// From this many cells on, the columns are hashed in parallel.
+    static let parallelCells = 8192
+
+    /// The SHA-256 of one column's cells in row order, straight from the typed storage; a null
+    /// encodes as the tag 0x00 whatever the type.
+    private static func cellsDigest(_ column: Column, known: KnownDigests) -> [UInt8] {
+        var encoder = CanonicalEncoder()
+        switch column.values {
+        case .int64(let values): encode(values, column, &encoder) { $0.append($1) }
+        case .double(let values): encode(values, column, &encoder) { $0.append($1) }
+        case .string(let values): encode(values, column, &encoder) { $0.append($1) }
+        case .bool(let values): encode(values, column, &encoder) { $0.append(Int64($1 ? 1 : 0)) }
+        case .bytes(let values):
+            let digests = cellDigests(values, nulls: column.nulls, known: known)
+            encode(Array(values.indices), column, &encoder) { encoder, row in
+                encoder.append(byteCount: values[row].count, sha256: digests[row * 32 ..< row * 32 + 32])
+            }
+        }
+        return encoder.digest()
     }
 
     private static func encode<Value>(_ values: [Value], _ column: Column, _ encoder: inout CanonicalEncoder,

@@ -4,25 +4,26 @@ import EscrowStore
 /// A deterministic byte encoding for hashing: each value tagged and length-prefixed, so no two
 /// different sequences of values encode alike.
 ///
-/// The encoding is hashed as it is written, through a small buffer.
+/// The encoding is hashed as it is written: values are copied into a fixed 16 KB buffer that is
+/// hashed whenever it fills (a long text goes to the hash directly), so encoding a frame of tens
+/// of thousands of cells costs one copy of each value's bytes and no allocation.
 struct CanonicalEncoder {
     private var hash = SHA256()
-    private var buffer: [UInt8] = []
+    private var buffer: [UInt8]
+    private var used = 0
     private static let bufferSize = 16 * 1024
 
     init() {
-        buffer.reserveCapacity(Self.bufferSize)
+        buffer = [UInt8](repeating: 0, count: Self.bufferSize)
     }
 
     mutating func append(_ text: String?) {
-        guard let text else {
-            buffer.append(0x00)
+        guard var text else {
+            appendTag(0x00)
             return
         }
-        buffer.append(0x01)
-        appendLength(text.utf8.count)
-        buffer.append(contentsOf: text.utf8)
-        flushIfFull()
+        appendFixedWidth(0x01, UInt64(text.utf8.count).bigEndian)
+        text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
     }
 
     mutating func append(_ value: Int64?) {
@@ -36,40 +37,64 @@ struct CanonicalEncoder {
     /// Binary data by its length and SHA-256: hashing a frame's pictures can then use the digests
     /// already known for them, and spread the rest over the processors.
     mutating func append(byteCount: Int, sha256: some Collection<UInt8>) {
-        buffer.append(0x05)
-        appendLength(byteCount)
-        buffer.append(contentsOf: sha256)
-        flushIfFull()
+        appendFixedWidth(0x05, UInt64(byteCount).bigEndian)
+        if sha256.withContiguousStorageIfAvailable({ write(UnsafeRawBufferPointer($0)) }) == nil {
+            Array(sha256).withUnsafeBytes { write($0) }
+        }
+    }
+
+    /// A digest of encoded values (a frame column's cells): the tag 0x06 and its 32 bytes.
+    mutating func append(digest: [UInt8]) {
+        appendTag(0x06)
+        digest.withUnsafeBytes { write($0) }
     }
 
     /// A tag, then the value's 8 big-endian bytes; a lone 0x00 for nil.
     private mutating func appendFixedWidth<Value: FixedWidthInteger>(_ tag: UInt8, _ bigEndian: Value?) {
-        guard let bigEndian else {
-            buffer.append(0x00)
+        guard var bigEndian else {
+            appendTag(0x00)
             return
         }
-        buffer.append(tag)
-        withUnsafeBytes(of: bigEndian) { buffer.append(contentsOf: $0) }
-        flushIfFull()
+        appendTag(tag)
+        withUnsafeBytes(of: &bigEndian) { write($0) }
     }
 
-    private mutating func appendLength(_ count: Int) {
-        withUnsafeBytes(of: UInt64(count).bigEndian) { buffer.append(contentsOf: $0) }
+    private mutating func appendTag(_ tag: UInt8) {
+        if used == Self.bufferSize { flush() }
+        buffer[used] = tag
+        used += 1
     }
 
-    private mutating func flushIfFull() {
-        if buffer.count >= Self.bufferSize { flush() }
+    /// Copies `bytes` into the buffer, flushing it first when they do not fit; bytes that would
+    /// fill most of it are hashed directly.
+    private mutating func write(_ bytes: UnsafeRawBufferPointer) {
+        if bytes.count > Self.bufferSize - used {
+            flush()
+            if bytes.count > Self.bufferSize / 2 {
+                hash.update(bufferPointer: bytes)
+                return
+            }
+        }
+        let start = used
+        buffer.withUnsafeMutableBytes { UnsafeMutableRawBufferPointer(rebasing: $0[start ..< start + bytes.count]).copyMemory(from: bytes) }
+        used += bytes.count
     }
 
     private mutating func flush() {
-        buffer.withUnsafeBytes { hash.update(bufferPointer: $0) }
-        buffer.removeAll(keepingCapacity: true)
+        let used = self.used
+        buffer.withUnsafeBytes { hash.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<used])) }
+        self.used = 0
     }
 
     /// The SHA-256 (hex) of everything appended.
     func sha256() -> String {
+        Hex.encode(digest())
+    }
+
+    /// The SHA-256 of everything appended, 32 bytes.
+    func digest() -> [UInt8] {
         var hash = self.hash
-        buffer.withUnsafeBytes { hash.update(bufferPointer: $0) }
-        return Hex.encode(hash.finalize())
+        buffer.withUnsafeBytes { hash.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<used])) }
+        return Array(hash.finalize())
     }
 }
