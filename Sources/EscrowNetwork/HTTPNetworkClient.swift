@@ -64,33 +64,6 @@ public struct HTTPNetworkClient: NetworkClient {
         let promise = eventLoop.makePromise(of: NetworkResponse.self)
         let collector = ResponseCollector(promise: promise, maximumBytes: maximumResponseBytes, host: host)
         let isIPAddress = HostAddress.isIPLiteral(host)
-        let channel: any Channel
-        do {
-            channel = try await ClientBootstrap(group: eventLoop)
-                .connectTimeout(deadline - NIODeadline.now())
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        if let tls {
-                            let handler = try NIOSSLClientHandler(context: tls, serverHostname: isIPAddress ? nil : host)
-                            try channel.pipeline.syncOperations.addHandler(handler)
-                        }
-                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        try channel.pipeline.syncOperations.addHandler(collector)
-                    }
-                }
-                .connect(hostOrLiteral: host, port: port).get()
-        } catch {
-            promise.fail(error)
-            throw error
-        }
-        let expiry = eventLoop.scheduleTask(deadline: deadline) {
-            promise.fail(ComputeError.serviceFailed("\(host) did not answer within \(timeout)"))
-            channel.close(promise: nil)
-        }
-        promise.futureResult.whenComplete { _ in
-            expiry.cancel()
-            channel.close(promise: nil)
-        }
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: port == (secure ? 443 : 80) ? host : "\(host):\(port)")
         headers.add(name: "User-Agent", value: "escrow")
@@ -98,11 +71,42 @@ public struct HTTPNetworkClient: NetworkClient {
         for (name, value) in request.headers { headers.replaceOrAdd(name: name, value: value) }
         headers.replaceOrAdd(name: "Content-Length", value: String(request.body.count))
         let head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method), uri: target, headers: headers)
-        channel.write(HTTPClientRequestPart.head(head), promise: nil)
-        if !request.body.isEmpty {
-            channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: request.body))), promise: nil)
-        }
-        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        let body = request.body
+        // Connect, then send from the event loop itself: the caller's task is not resumed in
+        // between, so a busy thread pool in this process never eats into the service's time.
+        ClientBootstrap(group: eventLoop)
+            .connectTimeout(deadline - NIODeadline.now())
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        let handler = try NIOSSLClientHandler(context: tls, serverHostname: isIPAddress ? nil : host)
+                        try channel.pipeline.syncOperations.addHandler(handler)
+                    }
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(collector)
+                }
+            }
+            .connect(hostOrLiteral: host, port: port)
+            .whenComplete { result in
+                switch result {
+                case .failure(let error):
+                    promise.fail(error)
+                case .success(let channel):
+                    let expiry = channel.eventLoop.scheduleTask(deadline: deadline) {
+                        promise.fail(ComputeError.serviceFailed("\(host) did not answer within \(timeout)"))
+                        channel.close(promise: nil)
+                    }
+                    promise.futureResult.whenComplete { _ in
+                        expiry.cancel()
+                        channel.close(promise: nil)
+                    }
+                    channel.write(HTTPClientRequestPart.head(head), promise: nil)
+                    if !body.isEmpty {
+                        channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil)
+                    }
+                    channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+                }
+            }
         return try await promise.futureResult.get()
     }
 }

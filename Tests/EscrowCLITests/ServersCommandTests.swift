@@ -7,7 +7,7 @@ import Testing
     static let sql = "SELECT givenName, familyName, phoneNumbers FROM Contact"
 
     @Test func registerRunRemotelyAndRemove() async throws {
-        let certificates = try DevCertificates()
+        let certificates = try await DevCertificates.make()
         defer { certificates.remove() }
         let server = try await ComputeServerProcess.start(certificates: certificates)
         defer { server.kill() }

@@ -12,7 +12,7 @@ import Testing
     static let lastLocation = "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1"
 
     @Test func theWeatherFlowAsksTheServiceThroughTheEscrow() async throws {
-        let platform = try PlatformServiceProcess()
+        let platform = try await PlatformServiceProcess.start()
         defer { platform.stop() }
         try await TemporaryHome.with { temporary in
             try temporary.seed()
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func aFunctionOnTheComputeServerGetsTheServersNetwork() async throws {
-        let platform = try PlatformServiceProcess()
+        let platform = try await PlatformServiceProcess.start()
         defer { platform.stop() }
         try await ComputeServerProcess.with { server, certificates in
             try await TemporaryHome.with { temporary in

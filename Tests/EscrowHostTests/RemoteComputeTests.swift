@@ -114,7 +114,7 @@ import Testing
     }
 
     @Test func aKilledServerIsAClearErrorWithinTheDeadlineAndAudited() async throws {
-        let certificates = try DevCertificates()
+        let certificates = try await DevCertificates.make()
         defer { certificates.remove() }
         let server = try await ComputeServerProcess.start(certificates: certificates)
         try await TemporaryHome.with { temporary in

@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func getPostAndNotFoundAgainstTheExampleBackend() async throws {
-        let platform = try PlatformServiceProcess()
+        let platform = try await PlatformServiceProcess.start()
         defer { platform.stop() }
         let client = HTTPNetworkClient()
         let weather = try await client.send(NetworkRequest(url: "\(platform.baseURL)/weather?latitude=41.79&longitude=-87.6"))
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func aLargerAnswerThanAllowedFails() async throws {
-        let platform = try PlatformServiceProcess()
+        let platform = try await PlatformServiceProcess.start()
         defer { platform.stop() }
         let message = await Self.failure {
             try await HTTPNetworkClient(maximumResponseBytes: 10)
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func httpsChecksTheCertificateAgainstTheTrustedCAs() async throws {
-        let certificates = try DevCertificates()
+        let certificates = try await DevCertificates.make()
         defer { certificates.remove() }
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")

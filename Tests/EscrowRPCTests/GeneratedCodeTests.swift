@@ -1,3 +1,4 @@
+import EscrowTestSupport
 import Foundation
 import Testing
 
@@ -15,7 +16,7 @@ struct GeneratedCodeTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     @Test("the committed escrow.pb.swift equals a fresh generation", .timeLimit(.minutes(10)))
-    func generatedCodeIsCurrent() throws {
+    func generatedCodeIsCurrent() async throws {
         guard Self.findOnPath("protoc") != nil else {
             Issue.record("""
                 protoc is not installed, so the generated protobuf code cannot be checked: \
@@ -26,7 +27,7 @@ struct GeneratedCodeTests {
         let output = FileManager.default.temporaryDirectory.appending(path: "escrow-generated-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
 
-        let run = try Self.runGenerate(arguments: [output.path])
+        let run = try await offPool { try Self.runGenerate(arguments: [output.path]) }
         try #require(run.status == 0, "Proto/generate.sh failed (exit \(run.status)):\n\(run.output)")
 
         let fresh = try Data(contentsOf: output.appending(path: "escrow.pb.swift"))
@@ -38,7 +39,7 @@ struct GeneratedCodeTests {
     }
 
     @Test("generate.sh says how to install protoc when it is missing")
-    func missingProtoc() throws {
+    func missingProtoc() async throws {
         // A PATH holding only the tools the script needs before it looks for protoc.
         let bin = FileManager.default.temporaryDirectory.appending(path: "escrow-no-protoc-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: bin) }
@@ -47,7 +48,8 @@ struct GeneratedCodeTests {
             let target = try #require(Self.findOnPath(tool), "\(tool) not found")
             try FileManager.default.createSymbolicLink(at: bin.appending(path: tool), withDestinationURL: target)
         }
-        let run = try Self.runGenerate(arguments: [bin.appending(path: "out").path], path: bin.path)
+        let out = bin.appending(path: "out").path, path = bin.path
+        let run = try await offPool { try Self.runGenerate(arguments: [out], path: path) }
         #expect(run.status != 0)
         #expect(run.output.contains("apt-get install protobuf-compiler"), "output was: \(run.output)")
     }

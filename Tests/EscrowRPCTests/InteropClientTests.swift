@@ -37,7 +37,7 @@ import Testing
 
     @Test func theCClientReadsTheCatalogAndMakesAComputeCall() async throws {
         let build = try Self.builtClient.get()
-        let certificates = try DevCertificates()
+        let certificates = try await DevCertificates.make()
         defer { certificates.remove() }
         let server = try await ComputeServerProcess.start(certificates: certificates)
         defer { server.kill() }
@@ -59,7 +59,7 @@ import Testing
 
     @Test func theCClientsErrorsAreTheServersTypedErrors() async throws {
         let build = try Self.builtClient.get()
-        let certificates = try DevCertificates()
+        let certificates = try await DevCertificates.make()
         defer { certificates.remove() }
         let server = try await ComputeServerProcess.start(certificates: certificates)
         defer { server.kill() }

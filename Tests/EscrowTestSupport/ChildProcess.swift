@@ -39,15 +39,22 @@ public enum ChildProcess {
     /// `run` on a thread of its own: waiting for a process must not block the task pool that
     /// in-process servers (the daemon) answer the process from, nor Dispatch's worker pool.
     public static func runOffPool(_ executable: URL, _ arguments: [String]) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try run(executable, arguments) })
-            }
-        }
+        try await offPool { try run(executable, arguments) }
     }
 
     /// What the stderr reader read.
     private final class ErrorData: Sendable {
         let value = Mutex(Data())
+    }
+}
+
+/// Runs blocking `work` (waiting for a process, reading its output) on a thread of its own. Tests
+/// run concurrently on a task pool of one thread per core; a test that blocked one of them would
+/// stall every other test, and with them the in-process servers and clients they time.
+public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try work() })
+        }
     }
 }

@@ -5,7 +5,7 @@ extension ComputeServerProcess {
     /// server is killed and the certificates removed afterwards, also when `body` throws.
     public static func with<T>(extraArguments: [String] = [],
                                _ body: (ComputeServerProcess, DevCertificates) async throws -> T) async throws -> T {
-        let certificates = try DevCertificates()
+        let certificates = try await DevCertificates.make()
         defer { certificates.remove() }
         let server = try await start(certificates: certificates, extraArguments: extraArguments)
         defer { server.kill() }

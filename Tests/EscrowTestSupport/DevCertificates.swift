@@ -23,6 +23,11 @@ public struct DevCertificates: Sendable {
         }
     }
 
+    /// Makes them (`init(negative:)`, about a second of `openssl`) without blocking the task pool.
+    public static func make(negative: Bool = false) async throws -> DevCertificates {
+        try await offPool { try DevCertificates(negative: negative) }
+    }
+
     /// Certificates already made in `folder`.
     public init(folder: URL) {
         self.folder = folder

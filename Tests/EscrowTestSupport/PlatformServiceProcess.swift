@@ -32,6 +32,11 @@ public final class PlatformServiceProcess: Sendable {
         self.port = port
     }
 
+    /// Starts it (`init()`) without blocking the task pool while it waits for the service.
+    public static func start() async throws -> PlatformServiceProcess {
+        try await offPool { try PlatformServiceProcess() }
+    }
+
     /// `http://127.0.0.1:PORT`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 

@@ -37,7 +37,7 @@ import Testing
     /// The platform service and a daemon over a seeded home, for `body`; both are stopped
     /// afterwards, also when `body` throws.
     static func withPlatformAndDaemon(_ body: (PlatformServiceProcess, HostDaemon) async throws -> Void) async throws {
-        let platform = try PlatformServiceProcess()
+        let platform = try await PlatformServiceProcess.start()
         defer { platform.stop() }
         try await withDaemon(prepare: { temporary, _ in try temporary.seed() }) { try await body(platform, $0) }
     }
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func contactDiscoveryOnTheComputeServerReturnsOnlyMatches() async throws {
-        let platform = try PlatformServiceProcess()
+        let platform = try await PlatformServiceProcess.start()
         defer { platform.stop() }
         try await ComputeServerProcess.with { server, certificates in
             try await Self.withDaemon(prepare: { temporary, logger in

@@ -26,8 +26,8 @@ struct TestCertificates: Sendable {
 
     /// Makes them in a fresh temporary folder (EscrowTestSupport's `DevCertificates`, with the
     /// negative-test certificates).
-    static func generate() throws -> TestCertificates {
-        TestCertificates(folder: try DevCertificates(negative: true).folder)
+    static func generate() async throws -> TestCertificates {
+        TestCertificates(folder: try await DevCertificates.make(negative: true).folder)
     }
 
     /// Removes the folder and every key in it.
@@ -60,7 +60,7 @@ struct TestCertificates: Sendable {
 /// them when the suite has finished.
 struct DevCertificatesTrait: SuiteTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        let certificates = try TestCertificates.generate()
+        let certificates = try await TestCertificates.generate()
         defer { certificates.remove() }
         try await TestCertificates.$current.withValue(certificates) {
             try await function()
