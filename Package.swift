@@ -60,10 +60,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // mallopt(3) is not in Swift's Glibc module; two lines of C reach it (MemoryTuning.swift).
+        .target(name: "CMallocTuning"),
         .target(
             name: "EscrowRPC",
             dependencies: [
-                "EscrowCore", "EscrowNetwork",
+                "EscrowCore", "EscrowNetwork", "CMallocTuning",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -24,6 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
     var socket: String?
 
     func run() async throws {
+        MemoryTuning.reuseFreedMemoryForLargeFrames()
         try await reportingErrors {
             let host = try EscrowHost(home: try global.escrowHome(), logger: global.logger())
             let daemon = try HostDaemon(host: host, socketPath: socket, logger: global.logger())

@@ -62,6 +62,7 @@ struct ComputeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        MemoryTuning.reuseFreedMemoryForLargeFrames()
         var logger = Logger(label: "escrow-compute") { label in StreamLogHandler.standardError(label: label) }
         logger.logLevel = verbose ? .info : .warning
         let (host, port) = try Self.hostAndPort(listen)

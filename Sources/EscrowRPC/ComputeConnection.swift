@@ -112,7 +112,7 @@ public final class ComputeConnection: Sendable {
             throw RPCError.invalidMessage("the host answered a run request with something other than a run response")
         }
         do {
-            return (response, try Frame(response.output))
+            return (response, try reply.envelope.frame.get())
         } catch {
             throw RPCError.invalidMessage("the output frame: \(error)")
         }
@@ -144,7 +144,6 @@ public final class ComputeConnection: Sendable {
             $0.functionID = function.id
             $0.functionVersion = Int64(function.version)
             $0.codeDigest = function.codeDigest
-            $0.input = Escrow_V1_Frame(input)
             $0.parameters = parameters.values
             $0.deadlineMs = UInt64(max(1, deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000))
         }
@@ -152,13 +151,13 @@ public final class ComputeConnection: Sendable {
         let started = clock.now
         // The server answers DEADLINE_EXCEEDED itself; the client waits a little longer for that
         // answer (its own timer is for a server that answers nothing).
-        let reply = try await call(envelope, deadline: deadline + .seconds(2))
+        let reply = try await call(envelope, carrying: input, deadline: deadline + .seconds(2))
         guard case .computeResponse(let response) = reply.envelope.envelope.body else {
             throw RPCError.invalidMessage("the server answered a compute request with something other than a response")
         }
         let output: Frame
         do {
-            output = try Frame(response.output)
+            output = try reply.envelope.frame.get()
         } catch {
             throw RPCError.invalidMessage("the output frame: \(error)")
         }
@@ -182,15 +181,17 @@ public final class ComputeConnection: Sendable {
         try? await channel.close()
     }
 
-    /// Sends `envelope` with a fresh request id and waits for the envelope with the same id.
-    private func call(_ envelope: Escrow_V1_Envelope, deadline: Duration) async throws -> (envelope: ReceivedEnvelope, bytesSent: Int) {
+    /// Sends `envelope` (its body carrying `frame`, when given) with a fresh request id and waits
+    /// for the envelope with the same id.
+    private func call(_ envelope: Escrow_V1_Envelope, carrying carried: Frame? = nil,
+                      deadline: Duration) async throws -> (envelope: ReceivedEnvelope, bytesSent: Int) {
         let id = nextID.withLock { id -> UInt64 in
             defer { id += 1 }
             return id
         }
         var envelope = envelope
         envelope.requestID = id
-        let frame = try envelope.frame()
+        let frame = try carried.map(envelope.frame(carrying:)) ?? envelope.frame()
         let bytesSent = frame.readableBytes
         let channel = self.channel
         let handler = self.handler

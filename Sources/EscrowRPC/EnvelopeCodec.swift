@@ -1,3 +1,4 @@
+import EscrowCore
 import NIOCore
 import SwiftProtobuf
 
@@ -35,12 +36,8 @@ public struct EnvelopeDecoder: ByteToMessageDecoder {
         }
         buffer.moveReaderIndex(forwardBy: 4)
         guard let body = buffer.readSlice(length: Int(length)) else { return .needMoreData }
-        do {
-            let envelope = try Escrow_V1_Envelope(serializedBytes: ProtobufByteBuffer(body: body))
-            context.fireChannelRead(wrapInboundOut(ReceivedEnvelope(envelope: envelope, byteCount: 4 + Int(length))))
-        } catch {
-            throw RPCError.invalidMessage("the frame does not hold a protobuf Envelope (\(error))")
-        }
+        let (envelope, frame) = try Self.read(body)
+        context.fireChannelRead(wrapInboundOut(ReceivedEnvelope(envelope: envelope, frame: frame, byteCount: 4 + Int(length))))
         return .continue
     }
 
@@ -54,9 +51,138 @@ public struct EnvelopeDecoder: ByteToMessageDecoder {
     }
 }
 
-/// An envelope as it arrived, with the size of its frame on the wire.
+extension EnvelopeDecoder {
+    /// The envelope in a received frame's body, and the `Frame` its body carries.
+    ///
+    /// An envelope carrying a frame in the usual form (one body, the frame once, nothing unknown)
+    /// is split: SwiftProtobuf reads the body's other fields and `FrameWire` the frame, whose
+    /// cells are copied once, straight out of the received bytes. Anything else, including bytes
+    /// that are not protobuf, is read by SwiftProtobuf alone, which has the final word.
+    ///
+    /// - Throws: `RPCError.invalidMessage` when the bytes are not a protobuf `Envelope`. A frame
+    ///   that is protobuf but not a valid `Frame` is not thrown: it is returned as the failure in
+    ///   `frame`, for the receiver to answer.
+    public static func read(_ body: ByteBuffer) throws(RPCError) -> (Escrow_V1_Envelope, Result<Frame, FrameDecodingError>) {
+        if let split = readSplit(body) { return split }
+        var envelope: Escrow_V1_Envelope
+        do {
+            envelope = try Escrow_V1_Envelope(serializedBytes: ProtobufByteBuffer(body: body))
+        } catch {
+            throw RPCError.invalidMessage("the frame does not hold a protobuf Envelope (\(error))")
+        }
+        let frame: Result<Frame, FrameDecodingError>
+        switch envelope.body {
+        case .computeRequest(var request):
+            frame = Result { () throws(FrameDecodingError) in try Frame(request.input) }
+            request.clearInput()
+            envelope.computeRequest = request
+        case .computeResponse(var response):
+            frame = Result { () throws(FrameDecodingError) in try Frame(response.output) }
+            response.clearOutput()
+            envelope.computeResponse = response
+        case .runResponse(var response):
+            frame = Result { () throws(FrameDecodingError) in try Frame(response.output) }
+            response.clearOutput()
+            envelope.runResponse = response
+        default:
+            frame = .success(.empty)
+        }
+        return (envelope, frame)
+    }
+
+    /// The fast path of `read`; nil when the envelope is not in the form it handles.
+    private static func readSplit(_ body: ByteBuffer) -> (Escrow_V1_Envelope, Result<Frame, FrameDecodingError>)? {
+        guard let layout = body.withUnsafeReadableBytes({ try? SplitLayout(raw: $0) }) else { return nil }
+        func slice(_ range: Range<Int>) -> ProtobufByteBuffer? {
+            body.getSlice(at: body.readerIndex + range.lowerBound, length: range.count).map(ProtobufByteBuffer.init(body:))
+        }
+        guard let before = slice(layout.beforeFrame), let after = slice(layout.afterFrame) else { return nil }
+        var envelope = Escrow_V1_Envelope()
+        envelope.requestID = layout.requestID
+        do {
+            switch layout.bodyField {
+            case 4:
+                var request = Escrow_V1_ComputeRequest()
+                try request.merge(serializedBytes: before)
+                try request.merge(serializedBytes: after)
+                envelope.computeRequest = request
+            case 5:
+                var response = Escrow_V1_ComputeResponse()
+                try response.merge(serializedBytes: before)
+                try response.merge(serializedBytes: after)
+                envelope.computeResponse = response
+            default:
+                var response = Escrow_V1_RunResponse()
+                try response.merge(serializedBytes: before)
+                try response.merge(serializedBytes: after)
+                envelope.runResponse = response
+            }
+        } catch {
+            return nil
+        }
+        guard let frameRange = layout.frame else { return (envelope, .success(.empty)) }
+        guard let frame = body.withUnsafeReadableBytes({ try? FrameWire.read($0, range: frameRange) }) else { return nil }
+        return (envelope, frame)
+    }
+}
+
+/// Where the parts of an envelope carrying a frame lie in its bytes, for `EnvelopeDecoder`'s fast
+/// path. Its initializer throws for every envelope not in the usual form: a body other than a
+/// compute request, compute response or run response; the body or the frame field more than once;
+/// a top-level field other than the request id and the body; malformed bytes.
+private struct SplitLayout {
+    var requestID: UInt64 = 0
+    /// The field number of the body: 4, 5 or 11.
+    var bodyField: UInt64 = 0
+    /// The body's bytes before and after its frame field (each range holds whole fields).
+    var beforeFrame = 0..<0
+    var afterFrame = 0..<0
+    /// The frame message's bytes; nil when the body has no frame field.
+    var frame: Range<Int>?
+
+    init(raw: UnsafeRawBufferPointer) throws(WireFormatError) {
+        var reader = WireReader(raw)
+        var bodyRange: Range<Int>?
+        while !reader.isAtEnd {
+            switch try reader.tag() {
+            case (1, .varint):
+                requestID = try reader.varint()
+            case (let field, .lengthDelimited) where (field == 4 || field == 5 || field == 11) && bodyRange == nil:
+                bodyField = field
+                bodyRange = try reader.lengthDelimited()
+            default:
+                throw WireFormatError()
+            }
+        }
+        guard let bodyRange else { throw WireFormatError() }
+        let frameField: UInt64 = bodyField == 4 ? 4 : 1
+        var body = WireReader(raw, range: bodyRange)
+        var frameFieldRange: Range<Int>?
+        while !body.isAtEnd {
+            let start = body.position
+            let (field, type) = try body.tag()
+            guard field == frameField else {
+                try body.skip(type)
+                continue
+            }
+            guard type == .lengthDelimited, frameFieldRange == nil else { throw WireFormatError() }
+            frame = try body.lengthDelimited()
+            frameFieldRange = start..<body.position
+        }
+        let cut = frameFieldRange ?? bodyRange.upperBound..<bodyRange.upperBound
+        beforeFrame = bodyRange.lowerBound..<cut.lowerBound
+        afterFrame = cut.upperBound..<bodyRange.upperBound
+    }
+}
+
+/// An envelope as it arrived, with the frame its body carries and the size of its frame on the wire.
 public struct ReceivedEnvelope: Sendable {
+    /// The message, without the frame its body carries (that field is left empty).
     public let envelope: Escrow_V1_Envelope
+    /// The frame carried by the body: a compute request's input, a compute response's or a run
+    /// response's output; `.empty` for other bodies or when the field is absent. A failure says
+    /// why the peer's frame is not valid.
+    public let frame: Result<Frame, FrameDecodingError>
     /// The frame's bytes, length prefix included.
     public let byteCount: Int
 }
@@ -67,6 +193,58 @@ extension Escrow_V1_Envelope {
     public func frame() throws -> ByteBuffer {
         let frame: ProtobufByteBuffer = try serializedBytes()
         return frame.buffer
+    }
+
+    /// The envelope as one length-prefixed frame whose body carries `frame`: a compute request's
+    /// input, a compute response's or a run response's output (whatever that field holds in
+    /// `self` is replaced).
+    ///
+    /// The body's other fields are serialized by SwiftProtobuf, the frame by `FrameWire` straight
+    /// into the buffer, each binary cell copied once. The frame field comes last in the body;
+    /// protobuf readers accept fields in any order.
+    ///
+    /// - Throws: `RPCError.invalidMessage` when the body carries no frame or the envelope would
+    ///   not fit a 4-byte length prefix; SwiftProtobuf's errors.
+    public func frame(carrying frame: Frame) throws -> ByteBuffer {
+        let field: UInt64, frameField: UInt64, bodyBytes: [UInt8]
+        switch body {
+        case .computeRequest(var request):
+            request.clearInput()
+            (field, frameField, bodyBytes) = (4, 4, try request.serializedBytes())
+        case .computeResponse(var response):
+            response.clearOutput()
+            (field, frameField, bodyBytes) = (5, 1, try response.serializedBytes())
+        case .runResponse(var response):
+            response.clearOutput()
+            (field, frameField, bodyBytes) = (11, 1, try response.serializedBytes())
+        default:
+            throw RPCError.invalidMessage("an envelope with \(body.map { "\($0)" } ?? "no body") carries no frame")
+        }
+        let layout = FrameWire.layout(of: frame)
+        let bodySize = bodyBytes.count + WireSize.field(frameField, length: layout.size)
+        var size = WireSize.field(field, length: bodySize)
+        if requestID != 0 { size += 1 + WireSize.varint(requestID) }
+        guard size <= Int(UInt32.max) else {
+            throw RPCError.invalidMessage("an envelope of \(size) bytes does not fit the protocol's 4-byte length prefix")
+        }
+        let requestID = self.requestID
+        var buffer = ByteBufferAllocator().buffer(capacity: 4 + size)
+        buffer.writeInteger(UInt32(size))
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { raw in
+            var writer = WireWriter(raw)
+            if requestID != 0 {
+                writer.tag(1, .varint)
+                writer.varint(requestID)
+            }
+            writer.tag(field, .lengthDelimited)
+            writer.varint(UInt64(bodySize))
+            bodyBytes.withUnsafeBytes { writer.raw($0) }
+            writer.tag(frameField, .lengthDelimited)
+            writer.varint(UInt64(layout.size))
+            FrameWire.write(frame, layout: layout, to: &writer)
+            return writer.position
+        }
+        return buffer
     }
 }
 

@@ -4,6 +4,10 @@ import SwiftProtobuf
 
 // Conversion between `Frame` and its wire form, `Escrow_V1_Frame` (Proto/escrow.proto).
 //
+// The RPC moves frames with `FrameWire` (no message object in between); these conversions are for
+// code that holds SwiftProtobuf messages (the decoder's general path, tools, other transports).
+// Both share the checks below.
+//
 // Encoding cannot fail: every `Frame` has a wire form. Decoding checks everything a peer could get
 // wrong and throws `FrameDecodingError` instead of trapping, so a hostile or buggy peer cannot
 // crash the process that reads its frames.
@@ -28,24 +32,15 @@ extension Escrow_V1_Column {
     init(_ column: Column) {
         self.init()
         name = column.name
+        type = FrameWire.wireType(column.type)
         switch column.values {
-        case .int64(let values):
-            type = .int64
-            int64Values = values
-        case .double(let values):
-            type = .double
-            doubleValues = values
-        case .string(let values):
-            type = .string
-            stringValues = values
-        case .bytes(let values):
-            type = .bytes
-            bytesValues = values.map { Data($0) }
-        case .bool(let values):
-            type = .bool
-            boolValues = values
+        case .int64(let values): int64Values = values
+        case .double(let values): doubleValues = values
+        case .string(let values): stringValues = values
+        case .bytes(let values): bytesValues = values.map { Data($0) }
+        case .bool(let values): boolValues = values
         }
-        nullBitmap = NullBitmap.encode(column.nulls)
+        nullBitmap = Data(NullBitmap.encode(column.nulls))
     }
 }
 
@@ -62,16 +57,21 @@ extension Frame {
     ///
     /// Thread safety: a pure function of its argument.
     public init(_ proto: Escrow_V1_Frame) throws(FrameDecodingError) {
-        let rowCount = proto.rowCount
-        if proto.columns.isEmpty {
+        try self.init(wireColumns: proto.columns.map(WireColumn.init), rowCount: proto.rowCount)
+    }
+
+    /// The frame made of columns as read from the wire (by SwiftProtobuf or by `FrameWire`),
+    /// with the checks described at `init(_: Escrow_V1_Frame)`.
+    init(wireColumns: [WireColumn], rowCount: UInt64) throws(FrameDecodingError) {
+        if wireColumns.isEmpty {
             guard rowCount == 0 else { throw .rowsWithoutColumns(rowCount: rowCount) }
             self = .empty
             return
         }
         var names = Set<String>()
         var columns: [Column] = []
-        columns.reserveCapacity(proto.columns.count)
-        for (index, wire) in proto.columns.enumerated() {
+        columns.reserveCapacity(wireColumns.count)
+        for (index, wire) in wireColumns.enumerated() {
             let column = try Column(wire, index: index, rowCount: rowCount)
             guard names.insert(column.name).inserted else { throw .duplicateColumn(column.name) }
             columns.append(column)
@@ -84,27 +84,54 @@ extension Frame {
     }
 }
 
+/// A column as read from the wire, before it is checked: every value array of the message, so a
+/// column setting another type's values can be told apart.
+struct WireColumn {
+    var name = ""
+    /// The `ColumnType` enum's raw value (0 when unset; proto3 enums keep values they do not know).
+    var type = 0
+    var nullBitmap: [UInt8] = []
+    var int64s: [Int64] = []
+    var doubles: [Double] = []
+    var strings: [String] = []
+    var bytes: [[UInt8]] = []
+    var bools: [Bool] = []
+
+    init() {}
+
+    init(_ proto: Escrow_V1_Column) {
+        name = proto.name
+        type = proto.type.rawValue
+        nullBitmap = [UInt8](proto.nullBitmap)
+        int64s = proto.int64Values
+        doubles = proto.doubleValues
+        strings = proto.stringValues
+        bytes = proto.bytesValues.map { [UInt8]($0) }
+        bools = proto.boolValues
+    }
+}
+
 extension Column {
     /// The column a peer sent, checked against the frame's `rowCount`.
-    init(_ wire: Escrow_V1_Column, index: Int, rowCount: UInt64) throws(FrameDecodingError) {
+    init(_ wire: WireColumn, index: Int, rowCount: UInt64) throws(FrameDecodingError) {
         let name = wire.name
         let type: ColumnType
-        switch wire.type {
+        switch Escrow_V1_ColumnType(rawValue: wire.type) {
         case .int64: type = .int64
         case .double: type = .double
         case .string: type = .string
         case .bytes: type = .bytes
         case .bool: type = .bool
-        case .unspecified: throw .missingType(column: name, index: index)
+        case .unspecified, nil: throw .missingType(column: name, index: index)
         case .UNRECOGNIZED(let raw): throw .unknownType(column: name, index: index, rawValue: raw)
         }
 
         let counts: [(field: String, type: ColumnType, count: Int)] = [
-            ("int64_values", .int64, wire.int64Values.count),
-            ("double_values", .double, wire.doubleValues.count),
-            ("string_values", .string, wire.stringValues.count),
-            ("bytes_values", .bytes, wire.bytesValues.count),
-            ("bool_values", .bool, wire.boolValues.count),
+            ("int64_values", .int64, wire.int64s.count),
+            ("double_values", .double, wire.doubles.count),
+            ("string_values", .string, wire.strings.count),
+            ("bytes_values", .bytes, wire.bytes.count),
+            ("bool_values", .bool, wire.bools.count),
         ]
         for entry in counts where entry.type != type && entry.count > 0 {
             throw .foreignValues(column: name, type: type, field: entry.field)
@@ -117,11 +144,11 @@ extension Column {
 
         let values: ColumnValues
         switch type {
-        case .int64: values = .int64(wire.int64Values)
-        case .double: values = .double(wire.doubleValues)
-        case .string: values = .string(wire.stringValues)
-        case .bytes: values = .bytes(wire.bytesValues.map { [UInt8]($0) })
-        case .bool: values = .bool(wire.boolValues)
+        case .int64: values = .int64(wire.int64s)
+        case .double: values = .double(wire.doubles)
+        case .string: values = .string(wire.strings)
+        case .bytes: values = .bytes(wire.bytes)
+        case .bool: values = .bool(wire.bools)
         }
         let nulls = try NullBitmap.decode(wire.nullBitmap, rows: rows, column: name)
         self.init(name: name, values: values, nulls: nulls)
@@ -135,26 +162,25 @@ enum NullBitmap {
     static func byteCount(rows: Int) -> Int { (rows + 7) / 8 }
 
     /// The bitmap for `Column.nulls` (empty in, empty out).
-    static func encode(_ nulls: [Bool]) -> Data {
-        guard !nulls.isEmpty else { return Data() }
+    static func encode(_ nulls: [Bool]) -> [UInt8] {
+        guard !nulls.isEmpty else { return [] }
         var bytes = [UInt8](repeating: 0, count: byteCount(rows: nulls.count))
         for (row, isNull) in nulls.enumerated() where isNull {
             bytes[row >> 3] |= 1 << UInt8(row & 7)
         }
-        return Data(bytes)
+        return bytes
     }
 
     /// `Column.nulls` for a bitmap of a column of `rows` rows.
     ///
     /// - Throws: `FrameDecodingError` when the bitmap has the wrong length or marks rows past the
     ///   last one.
-    static func decode(_ bitmap: Data, rows: Int, column: String) throws(FrameDecodingError) -> [Bool] {
-        guard !bitmap.isEmpty else { return [] }
+    static func decode(_ bytes: [UInt8], rows: Int, column: String) throws(FrameDecodingError) -> [Bool] {
+        guard !bytes.isEmpty else { return [] }
         let expected = byteCount(rows: rows)
-        guard bitmap.count == expected else {
-            throw .nullBitmapLength(column: column, rows: rows, expected: expected, actual: bitmap.count)
+        guard bytes.count == expected else {
+            throw .nullBitmapLength(column: column, rows: rows, expected: expected, actual: bytes.count)
         }
-        let bytes = [UInt8](bitmap)
         let usedBits = rows & 7
         if usedBits != 0, bytes[expected - 1] >> UInt8(usedBits) != 0 {
             throw .nullBitmapPadding(column: column, rows: rows)

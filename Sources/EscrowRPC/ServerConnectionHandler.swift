@@ -44,7 +44,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let envelope = unwrapInboundIn(data).envelope
+        let received = unwrapInboundIn(data)
+        let envelope = received.envelope
         let id = envelope.requestID
         switch envelope.body {
         case .hello(let hello):
@@ -70,7 +71,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
                 write(Self.error(id, .badRequest, "send a Hello first", function: request.functionID), context: context)
                 return
             }
-            start(request, id: id, context: context)
+            start(request, input: received.frame, id: id, context: context)
         case .cancel:
             running[id]?.task.cancel()
         case .catalog, .computeResponse, .error, .pong, .runRequest, .runResponse, nil:
@@ -78,7 +79,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         }
     }
 
-    private func start(_ request: Escrow_V1_ComputeRequest, id: UInt64, context: ChannelHandlerContext) {
+    private func start(_ request: Escrow_V1_ComputeRequest, input decoded: Result<Frame, FrameDecodingError>, id: UInt64,
+                       context: ChannelHandlerContext) {
         guard id != 0, running[id] == nil else {
             write(Self.error(id, .badRequest, id == 0 ? "request id 0 is reserved" : "request id \(id) is already in use on this connection",
                              function: request.functionID), context: context)
@@ -98,7 +100,6 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
                              function: request.functionID), context: context)
             return
         }
-        let decoded = Result { () throws(FrameDecodingError) in try Frame(request.input) }
         guard case .success(let input) = decoded else {
             if case .failure(let error) = decoded {
                 write(Self.error(id, .badRequest, "input frame: \(error)", function: request.functionID), context: context)
@@ -115,8 +116,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         let channel = context.channel
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let state = self.state
-        let reply: @Sendable (Escrow_V1_Envelope) -> Void = { envelope in
-            channel.eventLoop.execute { handler.value.finished(id, reply: envelope, channel: channel, state: state) }
+        let reply: @Sendable (ByteBuffer?) -> Void = { frame in
+            channel.eventLoop.execute { handler.value.finished(id, reply: frame, channel: channel, state: state) }
         }
         let call = Call(function: function, input: input,
                         context: ComputeContext(parameters: ComputeParameters(request.parameters), network: network),
@@ -154,17 +155,24 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         let functionID: String
     }
 
-    private static func launch(_ call: Call, reply: @escaping @Sendable (Escrow_V1_Envelope) -> Void) -> Task<Void, Never> {
+    /// Runs the call in a task of its own, which also encodes the reply (nil when it cannot be
+    /// encoded), so a large output is not serialized on the event loop.
+    private static func launch(_ call: Call, reply: @escaping @Sendable (ByteBuffer?) -> Void) -> Task<Void, Never> {
         Task {
-            let envelope = await compute(call.function, input: call.input, context: call.context,
-                                         id: call.id, functionID: call.functionID)
-            reply(envelope)
+            let (envelope, output) = await compute(call.function, input: call.input, context: call.context,
+                                                   id: call.id, functionID: call.functionID)
+            do {
+                reply(try output.map(envelope.frame(carrying:)) ?? envelope.frame())
+            } catch {
+                reply(try? Self.error(call.id, .functionFailed, "the function's output cannot be sent: \(error)",
+                                      function: call.functionID).frame())
+            }
         }
     }
 
     /// A call's reply is ready (on the event loop). The call counts as running until its reply
     /// is written, so a graceful shutdown never closes a connection under an unsent reply.
-    private func finished(_ id: UInt64, reply: Escrow_V1_Envelope, channel: any Channel, state: ServerState) {
+    private func finished(_ id: UInt64, reply: ByteBuffer?, channel: any Channel, state: ServerState) {
         let call = running.removeValue(forKey: id)
         guard let call, !call.answered else {
             // Already answered: its deadline passed.
@@ -176,37 +184,34 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
             state.finished()
             return
         }
-        do {
-            channel.writeAndFlush(try reply.frame()).whenComplete { _ in state.finished() }
-        } catch {
+        guard let reply else {
             state.finished()
-            logger.error("cannot encode a reply", metadata: ["error": "\(error)"])
+            logger.error("cannot encode a reply", metadata: ["request": "\(id)"])
+            return
         }
+        channel.writeAndFlush(reply).whenComplete { _ in state.finished() }
     }
 
-    /// Runs the function; the reply is a response or a typed error.
+    /// Runs the function; the reply is a response with the output it carries, or a typed error.
     private static func compute(_ function: RegisteredFunction, input: Frame, context: ComputeContext,
-                                id: UInt64, functionID: String) async -> Escrow_V1_Envelope {
+                                id: UInt64, functionID: String) async -> (reply: Escrow_V1_Envelope, output: Frame?) {
         let clock = ContinuousClock()
         let started = clock.now
         do {
             let output = try await function(input, context: context)
             var reply = Escrow_V1_Envelope()
             reply.requestID = id
-            reply.computeResponse = .with {
-                $0.output = Escrow_V1_Frame(output)
-                $0.computeMicros = UInt64(max(0, (clock.now - started).microseconds))
-            }
-            return reply
+            reply.computeResponse = .with { $0.computeMicros = UInt64(max(0, (clock.now - started).microseconds)) }
+            return (reply, output)
         } catch is CancellationError {
-            return Self.error(id, .cancelled, "the call was cancelled", function: functionID)
+            return (Self.error(id, .cancelled, "the call was cancelled", function: functionID), nil)
         } catch let error as FrameError {
-            return Self.error(id, .inputMismatch, "\(error)", function: functionID)
+            return (Self.error(id, .inputMismatch, "\(error)", function: functionID), nil)
         } catch let error as ComputeError {
-            if case .invalidParameter = error { return Self.error(id, .badRequest, "\(error)", function: functionID) }
-            return Self.error(id, .functionFailed, "\(error)", function: functionID)
+            if case .invalidParameter = error { return (Self.error(id, .badRequest, "\(error)", function: functionID), nil) }
+            return (Self.error(id, .functionFailed, "\(error)", function: functionID), nil)
         } catch {
-            return Self.error(id, .functionFailed, "\(error)", function: functionID)
+            return (Self.error(id, .functionFailed, "\(error)", function: functionID), nil)
         }
     }
 

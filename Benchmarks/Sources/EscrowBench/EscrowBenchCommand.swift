@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import EscrowRPC
 import Logging
 
 /// `escrow-bench`: measures the paper's Table 2 figures (and a first look at the location
@@ -34,6 +35,9 @@ struct EscrowBenchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // The process hosts both ends of the RPC, so it allocates as escrow-compute and
+        // escrow serve do (EscrowRPC's MemoryTuning).
+        MemoryTuning.reuseFreedMemoryForLargeFrames()
         var logger = Logger(label: "escrow-bench")
         logger.logLevel = .warning
         let sampler = Sampler(repetitions: repetitions ?? (quick ? 5 : 15), warmUps: 1)

@@ -29,7 +29,7 @@ struct Suite {
     }
 
     /// The figure groups, by the key `--only` selects them with.
-    static let groups = ["contacts", "photos", "init", "import", "location", "audit", "remote", "grpc", "flows", "contacts-flow",
+    static let groups = ["contacts", "photos", "init", "import", "location", "audit", "remote", "codec", "grpc", "flows", "contacts-flow",
                          "photos-flow", "split", "throughput", "memory"]
 
     /// Runs the groups named in `only` (all when empty), in the order of `groups`.
@@ -42,6 +42,7 @@ struct Suite {
             case "init": results.append(try await initializeHome())
             case "import": results.append(try await importContacts())
             case "remote": results += try await remoteCalls()
+            case "codec": results += try await codec()
             case "grpc": results += try await grpcSideBySide()
             case "audit":
                 results.append(try await approvalAndAudit(.processCrash))

@@ -53,8 +53,14 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
     private static func launch(_ request: Escrow_V1_RunRequest, id: UInt64, host: EscrowHost, daemon: HostDaemon,
                                caller: String?, channel: any Channel) {
         Task {
-            let reply = await run(request, id: id, host: host, caller: caller)
-            guard let frame = try? reply.frame() else {
+            let (reply, output) = await run(request, id: id, host: host, caller: caller)
+            let encoded: ByteBuffer?
+            do {
+                encoded = try output.map(reply.frame(carrying:)) ?? reply.frame()
+            } catch {
+                encoded = try? Self.error(id, .functionFailed, "the output cannot be sent: \(error)").frame()
+            }
+            guard let frame = encoded else {
                 daemon.ended()
                 return
             }
@@ -63,7 +69,8 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
     }
 
     /// Runs the dataflow, waiting for the individual's decision when the app asked to.
-    private static func run(_ request: Escrow_V1_RunRequest, id: UInt64, host: EscrowHost, caller: String?) async -> Escrow_V1_Envelope {
+    private static func run(_ request: Escrow_V1_RunRequest, id: UInt64, host: EscrowHost,
+                            caller: String?) async -> (reply: Escrow_V1_Envelope, output: Frame?) {
         var dataflow = DataflowRequest(app: request.app, purpose: request.purpose, access: request.accessSql,
                                        compute: request.functionID,
                                        destination: request.serverID.isEmpty ? .device : .server(request.serverID),
@@ -77,19 +84,18 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
                 var reply = Escrow_V1_Envelope()
                 reply.requestID = id
                 reply.runResponse = .with {
-                    $0.output = Escrow_V1_Frame(result.output)
                     $0.flowID = result.flowID
                     $0.auditSeq = UInt64(result.auditEntry.seq)
                 }
-                return reply
+                return (reply, result.output)
             } catch let DecisionError.awaitingApproval(flow) where clock.now < waitUntil {
                 // Wait for the individual to decide, then run again (once more, decided).
                 while clock.now < waitUntil, (try? host.flows.flow(flow).status) == .pending {
                     try? await Task.sleep(for: .milliseconds(100))
                 }
-                if (try? host.flows.flow(flow).status) == .pending { return answer(DecisionError.awaitingApproval(flow: flow), id: id) }
+                if (try? host.flows.flow(flow).status) == .pending { return (answer(DecisionError.awaitingApproval(flow: flow), id: id), nil) }
             } catch {
-                return answer(error, id: id)
+                return (answer(error, id: id), nil)
             }
         }
     }

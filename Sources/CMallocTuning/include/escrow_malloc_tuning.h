@@ -1,0 +1,9 @@
+#ifndef ESCROW_MALLOC_TUNING_H
+#define ESCROW_MALLOC_TUNING_H
+
+/// Sets glibc malloc's mmap threshold and trim threshold (mallopt M_MMAP_THRESHOLD and
+/// M_TRIM_THRESHOLD), in bytes. Returns 1 when both were set, 0 otherwise (not glibc, or a value
+/// glibc refuses). See EscrowRPC's MemoryTuning.swift for why.
+int escrow_malloc_tune(int mmap_threshold, int trim_threshold);
+
+#endif
