@@ -218,7 +218,9 @@ public final class DataWriter {
     public func insertPhotos(_ rows: [PhotoRow]) throws(StoreError) -> ImportSummary {
         var summary = ImportSummary()
         summary.records = rows.count
-        let sorted = rows.indices.sorted { rows[$0].assetID < rows[$1].assetID }.lazy.map { rows[$0] }
+        // In asset-id order, so the UNIQUE index on `asset` grows at its end.
+        let keys = rows.map { AssetOrder($0.assetID) }
+        let sorted = rows.indices.sorted { keys[$0] < keys[$1] }.lazy.map { rows[$0] }
         let insert = try database.prepare("""
             INSERT OR IGNORE INTO Photos
                 (asset, mediaType, format, creationDate, modificationDate, pixelWidth, pixelHeight, duration,
@@ -257,6 +259,25 @@ public final class DataWriter {
             if let id = query.string(0) { ids.insert(id) }
         }
         return ids
+    }
+}
+
+/// The order of asset ids (lower-case hex SHA-256) as text, compared mostly as numbers: the first
+/// 16 digits as a `UInt64` sort almost every pair, the whole text the rest. Sorting 5000 ids by
+/// text alone was a tenth of a photo import.
+private struct AssetOrder: Comparable {
+    let prefix: UInt64
+    let id: String
+
+    init(_ id: String) {
+        var prefix: UInt64 = 0
+        for digit in id.utf8.prefix(16) { prefix = prefix << 4 | UInt64(Hex.value(of: digit) ?? 0) }
+        self.prefix = prefix
+        self.id = id
+    }
+
+    static func < (lhs: Self, rhs: Self) -> Bool {
+        lhs.prefix != rhs.prefix ? lhs.prefix < rhs.prefix : lhs.id < rhs.id
     }
 }
 

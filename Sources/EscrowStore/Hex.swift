@@ -28,7 +28,7 @@ public enum Hex {
         return bytes
     }
 
-    private static func value(of digit: UInt8) -> UInt8? {
+    static func value(of digit: UInt8) -> UInt8? {
         switch digit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
