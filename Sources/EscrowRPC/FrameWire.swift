@@ -1,4 +1,6 @@
+import Dispatch
 import EscrowCore
+import Foundation
 import NIOCore
 
 // `Frame` ⇄ the wire bytes of `escrow.v1.Frame`, without a protobuf message in between.
@@ -80,7 +82,7 @@ enum FrameWire {
                     value.withUTF8 { writer.field(6, bytes: UnsafeRawBufferPointer($0)) }
                 }
             case .bytes(let values):
-                for value in values { value.withUnsafeBytes { writer.field(7, bytes: $0) } }
+                writeCells(values, to: &writer)
             case .bool(let values) where !values.isEmpty:
                 writer.tag(8, .lengthDelimited)
                 writer.varint(UInt64(sizes.packed))
@@ -131,6 +133,9 @@ enum FrameWire {
     private static func column(_ bytes: UnsafeRawBufferPointer, range: Range<Int>) throws(WireFormatError) -> WireColumn {
         var reader = WireReader(bytes, range: range)
         var column = WireColumn()
+        // Binary cells are located first and copied out at the end, over several threads when
+        // they are large.
+        var cells: [Range<Int>] = []
         while !reader.isAtEnd {
             let (field, type) = try reader.tag()
             switch (field, type) {
@@ -153,7 +158,7 @@ enum FrameWire {
             case (6, .lengthDelimited):
                 column.strings.append(try string(bytes, try reader.lengthDelimited()))
             case (7, .lengthDelimited):
-                column.bytes.append([UInt8](UnsafeRawBufferPointer(rebasing: bytes[try reader.lengthDelimited()])))
+                cells.append(try reader.lengthDelimited())
             case (8, .lengthDelimited):
                 var packed = WireReader(bytes, range: try reader.lengthDelimited())
                 while !packed.isAtEnd { column.bools.append(try packed.varint() != 0) }
@@ -165,7 +170,85 @@ enum FrameWire {
                 try reader.skip(type)
             }
         }
+        column.bytes = copyCells(cells, from: bytes)
         return column
+    }
+
+    // MARK: Binary cells over several threads
+
+    /// From this many bytes of binary cells in a column on, they are copied by several threads.
+    /// A frame is encoded before its first byte is sent and decoded after its last arrives, while
+    /// the other processors wait; a 16 MB column takes about 2.5 ms on one thread here.
+    static let parallelCellBytes = 1 << 20
+
+    /// How many threads copy a column's cells: one per processor, at most 8.
+    private static var cellWorkers: Int { min(8, max(1, ProcessInfo.processInfo.activeProcessorCount)) }
+
+    /// Writes `values` as field-7 cells, each with its tag and length.
+    private static func writeCells(_ values: [[UInt8]], to writer: inout WireWriter) {
+        let offsets = startOffsets(values.lazy.map { WireSize.field(7, length: $0.count) })
+        let total = offsets[values.count]
+        guard total >= parallelCellBytes, cellWorkers > 1 else {
+            for value in values { value.withUnsafeBytes { writer.field(7, bytes: $0) } }
+            return
+        }
+        let region = SharedMemory(mutable: writer.claim(total))
+        let runs = balancedRuns(offsets, workers: cellWorkers)
+        DispatchQueue.concurrentPerform(iterations: runs.count - 1) { run in
+            let cells = runs[run] ..< runs[run + 1]
+            var part = WireWriter(UnsafeMutableRawBufferPointer(rebasing: region.mutable[offsets[cells.lowerBound] ..< offsets[cells.upperBound]]))
+            for index in cells { values[index].withUnsafeBytes { part.field(7, bytes: $0) } }
+        }
+    }
+
+    /// The cells at `ranges` of `bytes`, each copied into an array of its own.
+    private static func copyCells(_ ranges: [Range<Int>], from bytes: UnsafeRawBufferPointer) -> [[UInt8]] {
+        let total = ranges.reduce(0) { $0 + $1.count }
+        guard total >= parallelCellBytes, cellWorkers > 1 else {
+            return ranges.map { [UInt8](UnsafeRawBufferPointer(rebasing: bytes[$0])) }
+        }
+        let offsets = startOffsets(ranges.lazy.map(\.count))
+        let runs = balancedRuns(offsets, workers: cellWorkers)
+        var cells = [[UInt8]](repeating: [], count: ranges.count)
+        cells.withUnsafeMutableBufferPointer { output in
+            let target = SharedCells(output)
+            let source = SharedMemory(bytes)
+            DispatchQueue.concurrentPerform(iterations: runs.count - 1) { run in
+                for index in runs[run] ..< runs[run + 1] {
+                    target.cells[index] = [UInt8](UnsafeRawBufferPointer(rebasing: source.bytes[ranges[index]]))
+                }
+            }
+        }
+        return cells
+    }
+
+    /// Where each of items of `sizes` starts when they are laid end to end, then the total.
+    private static func startOffsets(_ sizes: some Collection<Int>) -> [Int] {
+        var offsets = [Int]()
+        offsets.reserveCapacity(sizes.count + 1)
+        var total = 0
+        for size in sizes {
+            offsets.append(total)
+            total += size
+        }
+        offsets.append(total)
+        return offsets
+    }
+
+    /// Boundaries of up to `workers` runs of consecutive cells with about equal bytes, from the
+    /// cells' start offsets (`offsets`, one more than the cells, the last being the total).
+    private static func balancedRuns(_ offsets: [Int], workers: Int) -> [Int] {
+        let cells = offsets.count - 1
+        let total = offsets[cells]
+        var boundaries = [0]
+        var cell = 0
+        for worker in 1 ..< workers {
+            let goal = total / workers * worker
+            while cell < cells, offsets[cell] < goal { cell += 1 }
+            if cell > boundaries[boundaries.count - 1], cell < cells { boundaries.append(cell) }
+        }
+        boundaries.append(cells)
+        return boundaries
     }
 
     /// A string field's bytes as a `String`; invalid UTF-8 is left to SwiftProtobuf to refuse.
@@ -184,5 +267,30 @@ enum FrameWire {
         case .bytes: .bytes
         case .bool: .bool
         }
+    }
+}
+
+/// Memory that several threads of `FrameWire` read, or write in disjoint parts, during one
+/// `concurrentPerform`, which returns only when all of them are done.
+private struct SharedMemory: @unchecked Sendable {
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(mutable) }
+    let mutable: UnsafeMutableRawBufferPointer
+
+    init(mutable: UnsafeMutableRawBufferPointer) {
+        self.mutable = mutable
+    }
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        mutable = UnsafeMutableRawBufferPointer(mutating: bytes)
+    }
+}
+
+/// An array's elements that several threads of `FrameWire` set, each its own indices, during
+/// one `concurrentPerform`.
+private struct SharedCells: @unchecked Sendable {
+    let cells: UnsafeMutableBufferPointer<[UInt8]>
+
+    init(_ cells: UnsafeMutableBufferPointer<[UInt8]>) {
+        self.cells = cells
     }
 }

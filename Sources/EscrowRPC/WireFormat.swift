@@ -107,6 +107,12 @@ struct WireWriter {
         position += 1
     }
 
+    /// The next `count` bytes, for the caller to fill (the writer moves past them).
+    mutating func claim(_ count: Int) -> UnsafeMutableRawBufferPointer {
+        defer { position += count }
+        return UnsafeMutableRawBufferPointer(rebasing: bytes[position ..< position + count])
+    }
+
     mutating func byte(_ value: UInt8) {
         bytes[position] = value
         position += 1

@@ -20,6 +20,27 @@ struct FrameWireTests {
         #expect(try read.get() == frame)
     }
 
+    @Test("large binary columns, copied by several threads, keep every cell in place", arguments: [
+        [2_500_000],
+        [700_000, 0, 700_000, 1, 700_000],
+        Array(repeating: 300, count: 5000),
+        (0..<400).map { $0 % 7 == 0 ? 0 : 4096 + $0 },
+    ])
+    func parallelCells(sizes: [Int]) throws {
+        let cells = sizes.enumerated().map { index, size in
+            [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                for offset in 0..<size { buffer[offset] = UInt8(truncatingIfNeeded: offset &* 7 &+ index &* 13) }
+                count = size
+            }
+        }
+        let frame = try Frame(columns: [Column(name: "blob", values: .bytes(cells))])
+        #expect(sizes.reduce(0, +) >= FrameWire.parallelCellBytes)
+        let ours = FrameWire.bytes(frame)
+        #expect(ours == (try Escrow_V1_Frame(frame).serializedBytes() as [UInt8]))
+        let read = try ours.withUnsafeBytes { try FrameWire.read($0, range: 0..<$0.count) }
+        #expect(try read.get() == frame)
+    }
+
     @Test("an envelope carrying a frame is plain protobuf to SwiftProtobuf", arguments: roundTripCases)
     func envelopeReadBySwiftProtobuf(_ testCase: FrameCase) throws {
         let frame = try testCase.frame()
