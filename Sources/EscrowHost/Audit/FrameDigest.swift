@@ -61,11 +61,15 @@ enum FrameDigest {
 
     private static func encode<Value>(_ values: [Value], _ column: Column, _ encoder: inout CanonicalEncoder,
                                       _ append: (inout CanonicalEncoder, Value) -> Void) {
-        if column.nulls.isEmpty {
-            for value in values { append(&encoder, value) }
-        } else {
-            for (value, isNull) in zip(values, column.nulls) {
-                if isNull { encoder.append(nil as String?) } else { append(&encoder, value) }
+        // By index through the buffer: the cells are read where they are, not copied (and, for
+        // strings, retained and released) one by one.
+        values.withUnsafeBufferPointer { cells in
+            if column.nulls.isEmpty {
+                for row in cells.indices { append(&encoder, cells[row]) }
+            } else {
+                for row in cells.indices {
+                    if column.nulls[row] { encoder.append(nil as String?) } else { append(&encoder, cells[row]) }
+                }
             }
         }
     }

@@ -18,12 +18,18 @@ struct CanonicalEncoder {
     }
 
     mutating func append(_ text: String?) {
-        guard var text else {
+        guard let text else {
             appendTag(0x00)
             return
         }
-        appendFixedWidth(0x01, UInt64(text.utf8.count).bigEndian)
-        text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+        // Native strings are contiguous UTF-8: read in place, without a copy of the string.
+        let appended: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
+            appendTagged(0x01, UnsafeRawBufferPointer(utf8))
+        }
+        if appended == nil {
+            var text = text
+            text.withUTF8 { appendTagged(0x01, UnsafeRawBufferPointer($0)) }
+        }
     }
 
     mutating func append(_ value: Int64?) {
@@ -55,8 +61,36 @@ struct CanonicalEncoder {
             appendTag(0x00)
             return
         }
+        if used + 1 + MemoryLayout<Value>.size <= Self.bufferSize {
+            // The common case in one access to the buffer (tens of thousands of cells per frame).
+            let used = self.used
+            buffer.withUnsafeMutableBytes { raw in
+                raw[used] = tag
+                raw.storeBytes(of: bigEndian, toByteOffset: used + 1, as: Value.self)
+            }
+            self.used += 1 + MemoryLayout<Value>.size
+            return
+        }
         appendTag(tag)
         withUnsafeBytes(of: &bigEndian) { write($0) }
+    }
+
+    /// A tag, the 8-byte big-endian length of `bytes`, then `bytes`.
+    private mutating func appendTagged(_ tag: UInt8, _ bytes: UnsafeRawBufferPointer) {
+        if used + 9 + bytes.count <= Self.bufferSize {
+            let used = self.used
+            buffer.withUnsafeMutableBytes { raw in
+                raw[used] = tag
+                raw.storeBytes(of: UInt64(bytes.count).bigEndian, toByteOffset: used + 1, as: UInt64.self)
+                if let source = bytes.baseAddress, let target = raw.baseAddress, !bytes.isEmpty {
+                    (target + used + 9).copyMemory(from: source, byteCount: bytes.count)
+                }
+            }
+            self.used += 9 + bytes.count
+            return
+        }
+        appendFixedWidth(tag, UInt64(bytes.count).bigEndian)
+        write(bytes)
     }
 
     private mutating func appendTag(_ tag: UInt8) {
