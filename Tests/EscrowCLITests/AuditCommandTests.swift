@@ -1,13 +1,14 @@
+import EscrowTestSupport
 import Foundation
 import Testing
 
 @Suite("escrow audit: list, show, verify")
 struct AuditCommandTests {
     /// A home with contacts and three audit entries: pending, ok, ok.
-    static func homeWithEntries() throws -> ScratchHome {
-        let home = try RunErrorTests.homeWithContacts()
-        guard try home.runApproved(sql: FlowCycleTests.countSQL, compute: "identity").succeeded,
-              try home.run(sql: FlowCycleTests.countSQL, compute: "identity").succeeded
+    static func homeWithEntries() async throws -> ScratchHome {
+        let home = try await RunErrorTests.homeWithContacts()
+        guard try await home.runApproved(sql: FlowCycleTests.countSQL, compute: "identity").succeeded,
+              try await home.run(sql: FlowCycleTests.countSQL, compute: "identity").succeeded
         else {
             home.remove()
             throw RunErrorTests.SetupFailed()
@@ -16,36 +17,36 @@ struct AuditCommandTests {
     }
 
     @Test("the table has one row per attempt; filters narrow it")
-    func list() throws {
-        let home = try Self.homeWithEntries()
+    func list() async throws {
+        let home = try await Self.homeWithEntries()
         defer { home.remove() }
 
-        let table = try home.escrow("audit")
+        let table = try await home.escrow("audit")
         #expect(table.succeeded, "\(table)")
         #expect(table.outputLines.first?.split(separator: " ", omittingEmptySubsequences: true)
                 == ["SEQ", "TIME", "(UTC)", "FLOW", "APP", "FUNCTION", "OUTCOME", "ROWS", "BYTES", "MS"], "\(table)")
         #expect(table.outputLines.count == 4, "\(table)")
 
-        let ok = try #require(try home.escrow("audit", "--outcome", "ok", "--json").jsonArray)
+        let ok = try #require(try await home.escrow("audit", "--outcome", "ok", "--json").jsonArray)
         #expect(ok.map { $0["seq"] as? Int } == [2, 3])
-        let limited = try #require(try home.escrow("audit", "--limit", "1", "--json").jsonArray)
+        let limited = try #require(try await home.escrow("audit", "--limit", "1", "--json").jsonArray)
         #expect(limited.map { $0["seq"] as? Int } == [3])
         let flow = try #require(ok.first?["flow"] as? String)
-        #expect(try home.escrow("audit", "--flow", String(flow.prefix(4)), "--json").jsonArray?.count == 3)
-        #expect(try home.escrow("audit", "--app", "org.example.other", "--json").jsonArray?.isEmpty == true)
-        #expect(try home.escrow("audit", "--since", "2999-01-01", "--json").jsonArray?.isEmpty == true)
-        #expect(try home.escrow("audit", "list", "--since", "2001-01-01T00:00:00Z", "--json").jsonArray?.count == 3)
+        #expect(try await home.escrow("audit", "--flow", String(flow.prefix(4)), "--json").jsonArray?.count == 3)
+        #expect(try await home.escrow("audit", "--app", "org.example.other", "--json").jsonArray?.isEmpty == true)
+        #expect(try await home.escrow("audit", "--since", "2999-01-01", "--json").jsonArray?.isEmpty == true)
+        #expect(try await home.escrow("audit", "list", "--since", "2001-01-01T00:00:00Z", "--json").jsonArray?.count == 3)
 
-        let badOutcome = try home.escrow("audit", "--outcome", "great")
+        let badOutcome = try await home.escrow("audit", "--outcome", "great")
         #expect(badOutcome.status != 0, "\(badOutcome)")
         #expect(badOutcome.standardError.contains("pending"), "\(badOutcome)")
     }
 
     @Test("audit show N: every field, in words and as JSON")
-    func show() throws {
-        let home = try Self.homeWithEntries()
+    func show() async throws {
+        let home = try await Self.homeWithEntries()
         defer { home.remove() }
-        let entry = try #require(try home.escrow("audit", "show", "2", "--json").jsonObject)
+        let entry = try #require(try await home.escrow("audit", "show", "2", "--json").jsonObject)
         #expect(entry["seq"] as? Int == 2)
         #expect(entry["outcome"] as? String == "ok")
         #expect(entry["reads"] as? [String] == ["Contact.*"])
@@ -55,7 +56,7 @@ struct AuditCommandTests {
             #expect(entry.keys.contains(field), "\(field) in \(entry)")
         }
 
-        let shown = try home.escrow("audit", "show", "2")
+        let shown = try await home.escrow("audit", "show", "2")
         #expect(shown.succeeded, "\(shown)")
         for mention in ["Audit entry 2", "org.example.cli-tests", "End-to-end test", "identity", "Contact: the whole table",
                         "on this device", try #require(entry["outputSHA256"] as? String),
@@ -63,27 +64,27 @@ struct AuditCommandTests {
             #expect(shown.standardOutput.contains(mention), "\(mention) in \(shown)")
         }
 
-        let pending = try home.escrow("audit", "show", "1")
+        let pending = try await home.escrow("audit", "show", "1")
         #expect(pending.standardOutput.contains("is awaiting approval"), "the reason: \(pending)")
-        let missing = try home.escrow("audit", "show", "99")
+        let missing = try await home.escrow("audit", "show", "99")
         #expect(missing.status == 1, "\(missing)")
         #expect(missing.standardError.contains("no audit entry 99"), "\(missing)")
     }
 
     @Test("audit verify names the entry whose field was edited in the database file")
-    func tampered() throws {
-        let home = try Self.homeWithEntries()
+    func tampered() async throws {
+        let home = try await Self.homeWithEntries()
         defer { home.remove() }
-        #expect(try home.escrow("audit", "verify").outputLines == ["audit log intact: 3 entries"])
+        #expect(try await home.escrow("audit", "verify").outputLines == ["audit log intact: 3 entries"])
 
         let database = home.url.appendingPathComponent("escrow.sqlite").path
-        let edit = try SQLiteShell.run(database, """
+        let edit = try await SQLiteShell.run(database, """
             DROP TRIGGER AuditEntry_append_only_update;
             UPDATE AuditEntry SET rowsRead = 999 WHERE seq = 2;
             """)
         try #require(edit.status == 0, "sqlite3: \(edit.error)")
 
-        let verified = try home.escrow("audit", "verify")
+        let verified = try await home.escrow("audit", "verify")
         #expect(verified.status == 1, "\(verified)")
         #expect(verified.standardOutput.isEmpty, "\(verified)")
         #expect(verified.standardError.contains("audit log broken at entry 2:"), "\(verified)")
@@ -93,16 +94,18 @@ struct AuditCommandTests {
 /// The `sqlite3` command-line shell (Debian package sqlite3), for tampering with a database file
 /// the way an attacker with file access would.
 enum SQLiteShell {
-    static func run(_ database: String, _ sql: String) throws -> (status: Int32, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", database, sql]
-        let error = Pipe()
-        process.standardError = error
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let data = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    static func run(_ database: String, _ sql: String) async throws -> (status: Int32, error: String) {
+        try await offPool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["sqlite3", database, sql]
+            let error = Pipe()
+            process.standardError = error
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let data = error.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
     }
 }

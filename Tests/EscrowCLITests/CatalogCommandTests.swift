@@ -4,8 +4,8 @@ import Testing
 @Suite("escrow functions, schema and --help")
 struct CatalogCommandTests {
     @Test("functions lists the registered compute functions")
-    func functions() throws {
-        let outcome = try EscrowProcess.run(["functions"])
+    func functions() async throws {
+        let outcome = try await EscrowProcess.run(["functions"])
         #expect(outcome.succeeded, "\(outcome)")
         let lines = outcome.outputLines
         #expect(lines.first?.hasPrefix("FUNCTION") == true, "\(outcome)")
@@ -14,12 +14,12 @@ struct CatalogCommandTests {
     }
 
     @Test("schema lists Contact, Location and Photos with their columns")
-    func schema() throws {
+    func schema() async throws {
         let home = ScratchHome()
         defer { home.remove() }
-        try #require(try home.escrow("init").succeeded)
+        try #require(try await home.escrow("init").succeeded)
 
-        let outcome = try home.escrow("schema")
+        let outcome = try await home.escrow("schema")
         #expect(outcome.succeeded, "\(outcome)")
         let tables = outcome.outputLines.filter { !$0.hasPrefix(" ") }
         #expect(tables == ["Contact", "Location", "Photos"])
@@ -36,8 +36,8 @@ struct CatalogCommandTests {
         ["revoke"], ["audit"], ["audit", "list"], ["audit", "show"], ["audit", "verify"], ["config"], ["config", "get"],
         ["config", "set"],
     ])
-    func helpHasExample(_ command: [String]) throws {
-        let outcome = try EscrowProcess.run(command + ["--help"])
+    func helpHasExample(_ command: [String]) async throws {
+        let outcome = try await EscrowProcess.run(command + ["--help"])
         #expect(outcome.succeeded, "\(outcome)")
         #expect(outcome.standardOutput.contains("Example"), "\(outcome)")
         #expect(outcome.standardOutput.contains("USAGE: escrow"), "\(outcome)")

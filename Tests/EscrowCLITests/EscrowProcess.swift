@@ -11,11 +11,11 @@ import Glibc
 /// escrow is never touched), plus the overrides a test passes. The working directory is the
 /// package root, so sample data can be named as `Examples/SampleData/…`.
 ///
-/// Thread safety: `run` blocks the calling thread until the process exits; concurrent calls
-/// from different tests are independent.
+/// Thread safety: `run` waits for the process on a thread of its own (`offPool`), never on the
+/// task pool the tests share; concurrent calls from different tests are independent.
 struct EscrowProcess {
     /// What the process left behind: its exit status and everything it wrote.
-    struct Outcome: CustomStringConvertible {
+    struct Outcome: CustomStringConvertible, Sendable {
         let arguments: [String]
         let status: Int32
         let standardOutput: String
@@ -49,7 +49,12 @@ struct EscrowProcess {
     ///   - environment: variables to set (or override) for this run.
     /// - Returns: the exit status and the captured output.
     /// - Throws: when the executable cannot be found or started.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Outcome {
+        try await offPool { try runBlocking(arguments, environment: environment) }
+    }
+
+    /// `run`, blocking the calling thread until the process exits.
+    private static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> Outcome {
         let process = Process()
         process.executableURL = try executable()
         process.arguments = arguments

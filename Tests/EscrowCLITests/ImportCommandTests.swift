@@ -25,20 +25,20 @@ struct ImportCommandTests {
     }
 
     @Test("contacts: counts on stdout; importing again adds nothing")
-    func contacts() throws {
+    func contacts() async throws {
         let home = ScratchHome()
         defer { home.remove() }
-        try #require(try home.escrow("init").succeeded)
+        try #require(try await home.escrow("init").succeeded)
         let expected = try SampleData.contactCount()
 
-        let first = try home.escrow("import", "contacts", SampleData.contacts)
+        let first = try await home.escrow("import", "contacts", SampleData.contacts)
         #expect(first.succeeded, "\(first)")
         let firstLine = try #require(ImportLine(first, kind: "contacts"), "\(first)")
         #expect(firstLine.records == expected)
         #expect(firstLine.added == expected)
         #expect(firstLine.alreadyPresent == 0)
 
-        let again = try home.escrow("import", "contacts", SampleData.contacts)
+        let again = try await home.escrow("import", "contacts", SampleData.contacts)
         #expect(again.succeeded, "\(again)")
         let againLine = try #require(ImportLine(again, kind: "contacts"), "\(again)")
         #expect(againLine.added == 0)
@@ -47,39 +47,39 @@ struct ImportCommandTests {
     }
 
     @Test("locations: every track and way point of the GPX file")
-    func locations() throws {
+    func locations() async throws {
         let home = ScratchHome()
         defer { home.remove() }
-        try #require(try home.escrow("init").succeeded)
+        try #require(try await home.escrow("init").succeeded)
         let gpx = try String(contentsOf: SampleData.url(SampleData.track), encoding: .utf8)
         let points = gpx.matches(of: /<(trkpt|wpt)\s/).count
 
-        let first = try home.escrow("import", "locations", SampleData.track)
+        let first = try await home.escrow("import", "locations", SampleData.track)
         #expect(first.succeeded, "\(first)")
         let firstLine = try #require(ImportLine(first, kind: "locations"), "\(first)")
         #expect(firstLine.records == points)
         #expect(firstLine.added == points)
 
-        let again = try home.escrow("import", "locations", SampleData.track)
+        let again = try await home.escrow("import", "locations", SampleData.track)
         let againLine = try #require(ImportLine(again, kind: "locations"), "\(again)")
         #expect(againLine.added == 0)
         #expect(againLine.alreadyPresent == points)
     }
 
     @Test("photos: every image in the folder and its subfolders; importing again adds nothing")
-    func photos() throws {
+    func photos() async throws {
         let home = ScratchHome()
         defer { home.remove() }
-        try #require(try home.escrow("init").succeeded)
+        try #require(try await home.escrow("init").succeeded)
         let images = try SampleData.imageFiles().count
 
-        let first = try home.escrow("import", "photos", SampleData.photos)
+        let first = try await home.escrow("import", "photos", SampleData.photos)
         #expect(first.succeeded, "\(first)")
         let firstLine = try #require(ImportLine(first, kind: "photos"), "\(first)")
         #expect(firstLine.records == images)
         #expect(firstLine.added == images)
 
-        let again = try home.escrow("import", "photos", SampleData.photos)
+        let again = try await home.escrow("import", "photos", SampleData.photos)
         #expect(again.succeeded, "\(again)")
         let againLine = try #require(ImportLine(again, kind: "photos"), "\(again)")
         #expect(againLine.added == 0)
@@ -87,11 +87,11 @@ struct ImportCommandTests {
     }
 
     @Test("a malformed vCard fails with file:line: and imports nothing")
-    func malformedVCard() throws {
+    func malformedVCard() async throws {
         let home = ScratchHome()
         defer { home.remove() }
-        try #require(try home.escrow("init").succeeded)
-        try #require(try home.escrow("import", "contacts", SampleData.contacts).succeeded)
+        try #require(try await home.escrow("init").succeeded)
+        try #require(try await home.escrow("import", "contacts", SampleData.contacts).succeeded)
         let before = try SampleData.contactCount()
 
         let folder = FileManager.default.temporaryDirectory
@@ -115,12 +115,12 @@ struct ImportCommandTests {
             """
         try vCard.write(to: file, atomically: true, encoding: .utf8)
 
-        let outcome = try home.escrow("import", "contacts", file.path)
+        let outcome = try await home.escrow("import", "contacts", file.path)
         #expect(outcome.status != 0, "\(outcome)")
         #expect(outcome.standardOutput.isEmpty, "\(outcome)")
         #expect(outcome.standardError.contains("truncated.vcf:7:"), "\(outcome)")
 
-        let counted = try home.runApproved(sql: "SELECT count(*) AS n FROM Contact", compute: "identity")
+        let counted = try await home.runApproved(sql: "SELECT count(*) AS n FROM Contact", compute: "identity")
         #expect(counted.succeeded, "\(counted)")
         let frame = try #require(FrameJSON(counted.standardOutput), "\(counted)")
         #expect(frame.onlyRow?["n"] as? Int == before)

@@ -4,11 +4,11 @@ import Testing
 @Suite("escrow init and choosing the home")
 struct InitCommandTests {
     @Test("init creates the home, private to the user, and can run again")
-    func initCreatesHome() throws {
+    func initCreatesHome() async throws {
         let home = ScratchHome()
         defer { home.remove() }
 
-        let first = try home.escrow("init")
+        let first = try await home.escrow("init")
         #expect(first.succeeded, "\(first)")
         #expect(first.standardOutput.contains(home.path), "\(first)")
 
@@ -17,7 +17,7 @@ struct InitCommandTests {
         let permissions = try FileManager.default.attributesOfItem(atPath: home.path)[.posixPermissions] as? Int
         #expect(permissions == 0o700)
 
-        let second = try home.escrow("init")
+        let second = try await home.escrow("init")
         #expect(second.succeeded, "\(second)")
         #expect(second.standardOutput.contains(home.path), "\(second)")
         let permissionsAfter = try FileManager.default.attributesOfItem(atPath: home.path)[.posixPermissions] as? Int
@@ -38,65 +38,65 @@ struct InitCommandTests {
     }
 
     @Test("--home works before and after the command name", arguments: HomePlacement.allCases)
-    func homePlacement(_ placement: HomePlacement) throws {
+    func homePlacement(_ placement: HomePlacement) async throws {
         let home = ScratchHome()
         defer { home.remove() }
 
-        let initialize = try EscrowProcess.run(placement.arguments(home: home.path, ["init"]))
+        let initialize = try await EscrowProcess.run(placement.arguments(home: home.path, ["init"]))
         #expect(initialize.succeeded, "\(initialize)")
         #expect(initialize.standardOutput.contains(home.path), "\(initialize)")
 
-        let imported = try EscrowProcess.run(placement.arguments(home: home.path, ["import", "contacts", SampleData.contacts]))
+        let imported = try await EscrowProcess.run(placement.arguments(home: home.path, ["import", "contacts", SampleData.contacts]))
         #expect(imported.succeeded, "\(imported)")
 
         let run = placement.arguments(home: home.path, [
             "run", "--app", "org.example.cli-tests", "--purpose", "Count",
             "--sql", "SELECT count(*) AS n FROM Contact", "--compute", "identity", "--json",
         ])
-        let pending = try EscrowProcess.run(run)
+        let pending = try await EscrowProcess.run(run)
         #expect(pending.status == 2, "\(pending)")
         let flow = try #require(pending.pendingFlow, "\(pending)")
-        let approved = try EscrowProcess.run(placement.arguments(home: home.path, ["approve", flow]))
+        let approved = try await EscrowProcess.run(placement.arguments(home: home.path, ["approve", flow]))
         #expect(approved.succeeded, "\(approved)")
 
-        let counted = try EscrowProcess.run(run)
+        let counted = try await EscrowProcess.run(run)
         #expect(counted.succeeded, "\(counted)")
         let frame = try #require(FrameJSON(counted.standardOutput), "\(counted)")
         #expect(frame.onlyRow?["n"] as? Int == (try SampleData.contactCount()))
     }
 
     @Test("ESCROW_HOME works instead of --home")
-    func environmentHome() throws {
+    func environmentHome() async throws {
         let home = ScratchHome()
         defer { home.remove() }
         let environment = ["ESCROW_HOME": home.path]
 
-        let initialize = try EscrowProcess.run(["init"], environment: environment)
+        let initialize = try await EscrowProcess.run(["init"], environment: environment)
         #expect(initialize.succeeded, "\(initialize)")
         #expect(initialize.standardOutput.contains(home.path), "\(initialize)")
         #expect(FileManager.default.fileExists(atPath: home.path))
 
-        let imported = try EscrowProcess.run(["import", "contacts", SampleData.contacts], environment: environment)
+        let imported = try await EscrowProcess.run(["import", "contacts", SampleData.contacts], environment: environment)
         #expect(imported.succeeded, "\(imported)")
     }
 
     @Test("--home wins over ESCROW_HOME")
-    func optionOverridesEnvironment() throws {
+    func optionOverridesEnvironment() async throws {
         let chosen = ScratchHome()
         let other = ScratchHome()
         defer {
             chosen.remove()
             other.remove()
         }
-        let outcome = try EscrowProcess.run(["--home", chosen.path, "init"], environment: ["ESCROW_HOME": other.path])
+        let outcome = try await EscrowProcess.run(["--home", chosen.path, "init"], environment: ["ESCROW_HOME": other.path])
         #expect(outcome.succeeded, "\(outcome)")
         #expect(FileManager.default.fileExists(atPath: chosen.path))
         #expect(!FileManager.default.fileExists(atPath: other.path))
     }
 
     @Test("no home at all is an error that says how to choose one")
-    func noHome() throws {
-        let outcome = try EscrowProcess.run(["init"])
+    func noHome() async throws {
+        let outcome = try await EscrowProcess.run(["init"])
         #expect(outcome.status != 0, "\(outcome)")
         #expect(outcome.standardOutput.isEmpty, "\(outcome)")
         #expect(outcome.standardError.contains("--home"), "\(outcome)")

@@ -15,12 +15,12 @@ struct LineageCommandTests {
     ]
 
     @Test("one Table.column per line, sorted", arguments: cases)
-    func lineage(_ sql: String, _ reads: [String]) throws {
+    func lineage(_ sql: String, _ reads: [String]) async throws {
         let home = ScratchHome()
         defer { home.remove() }
-        try #require(try home.escrow("init").succeeded)
+        try #require(try await home.escrow("init").succeeded)
 
-        let outcome = try home.escrow("lineage", "--sql", sql)
+        let outcome = try await home.escrow("lineage", "--sql", sql)
         #expect(outcome.succeeded, "\(outcome)")
         #expect(outcome.standardError.isEmpty, "\(outcome)")
         let lines = outcome.outputLines
@@ -31,12 +31,12 @@ struct LineageCommandTests {
 
     @Test("lineage refuses hostile SQL too", arguments: ["DELETE FROM Contact", "PRAGMA journal_mode",
                                                          "SELECT * FROM sqlite_master"])
-    func hostile(_ sql: String) throws {
+    func hostile(_ sql: String) async throws {
         let home = ScratchHome()
         defer { home.remove() }
-        try #require(try home.escrow("init").succeeded)
+        try #require(try await home.escrow("init").succeeded)
 
-        let outcome = try home.escrow("lineage", "--sql", sql)
+        let outcome = try await home.escrow("lineage", "--sql", sql)
         #expect(outcome.status != 0, "\(outcome)")
         #expect(outcome.standardOutput.isEmpty, "\(outcome)")
         #expect(outcome.standardError.hasPrefix("escrow: access SQL refused:"), "\(outcome)")

@@ -4,11 +4,11 @@ import Testing
 @Suite("escrow run: the paper's dataflows")
 struct RunCommandTests {
     /// A new home with the sample contacts, track and photos imported through the CLI.
-    static func importedHome() throws -> ScratchHome {
+    static func importedHome() async throws -> ScratchHome {
         let home = ScratchHome()
         for arguments in [["init"], ["import", "contacts", SampleData.contacts],
                           ["import", "locations", SampleData.track], ["import", "photos", SampleData.photos]] {
-            let outcome = try EscrowProcess.run(["--home", home.path] + arguments)
+            let outcome = try await EscrowProcess.run(["--home", home.path] + arguments)
             guard outcome.succeeded else {
                 home.remove()
                 throw SetupFailed(outcome: outcome)
@@ -23,11 +23,11 @@ struct RunCommandTests {
     }
 
     @Test("contacts.tuples: one row per contact and phone number")
-    func contactTuples() throws {
-        let home = try Self.importedHome()
+    func contactTuples() async throws {
+        let home = try await Self.importedHome()
         defer { home.remove() }
 
-        let outcome = try home.runApproved(sql: "SELECT givenName, familyName, phoneNumbers FROM Contact", compute: "contacts.tuples")
+        let outcome = try await home.runApproved(sql: "SELECT givenName, familyName, phoneNumbers FROM Contact", compute: "contacts.tuples")
         #expect(outcome.succeeded, "\(outcome)")
         let frame = try #require(FrameJSON(outcome.standardOutput), "\(outcome)")
         #expect(frame.columns == ["givenName", "familyName", "phoneNumber"])
@@ -39,12 +39,12 @@ struct RunCommandTests {
     }
 
     @Test("location.region: a region around the latest point, not the point")
-    func locationRegion() throws {
-        let home = try Self.importedHome()
+    func locationRegion() async throws {
+        let home = try await Self.importedHome()
         defer { home.remove() }
         let last = try #require(try SampleData.lastTrackPoint())
 
-        let outcome = try home.runApproved(sql: "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1",
+        let outcome = try await home.runApproved(sql: "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1",
                                    compute: "location.region")
         #expect(outcome.succeeded, "\(outcome)")
         let frame = try #require(FrameJSON(outcome.standardOutput), "\(outcome)")
@@ -60,11 +60,11 @@ struct RunCommandTests {
     }
 
     @Test("identity over image assets: base64 bytes equal the original files")
-    func imageAssets() throws {
-        let home = try Self.importedHome()
+    func imageAssets() async throws {
+        let home = try await Self.importedHome()
         defer { home.remove() }
 
-        let outcome = try home.runApproved(sql: "SELECT asset FROM Photos WHERE mediaType = 'image' ORDER BY creationDate DESC",
+        let outcome = try await home.runApproved(sql: "SELECT asset FROM Photos WHERE mediaType = 'image' ORDER BY creationDate DESC",
                                    compute: "identity")
         #expect(outcome.succeeded, "\(outcome)")
         let frame = try #require(FrameJSON(outcome.standardOutput), "\(outcome)")
@@ -77,11 +77,11 @@ struct RunCommandTests {
     }
 
     @Test("photos.summary: counts by month and media type")
-    func photoSummary() throws {
-        let home = try Self.importedHome()
+    func photoSummary() async throws {
+        let home = try await Self.importedHome()
         defer { home.remove() }
 
-        let outcome = try home.runApproved(sql: "SELECT mediaType, creationDate FROM Photos", compute: "photos.summary")
+        let outcome = try await home.runApproved(sql: "SELECT mediaType, creationDate FROM Photos", compute: "photos.summary")
         #expect(outcome.succeeded, "\(outcome)")
         let frame = try #require(FrameJSON(outcome.standardOutput), "\(outcome)")
         #expect(frame.columns == ["month", "mediaType", "count"])
@@ -93,11 +93,11 @@ struct RunCommandTests {
     }
 
     @Test("without --json: an aligned table under a header of column names")
-    func alignedTable() throws {
-        let home = try Self.importedHome()
+    func alignedTable() async throws {
+        let home = try await Self.importedHome()
         defer { home.remove() }
 
-        let outcome = try home.runApproved(sql: "SELECT givenName, familyName, phoneNumbers FROM Contact",
+        let outcome = try await home.runApproved(sql: "SELECT givenName, familyName, phoneNumbers FROM Contact",
                                    compute: "contacts.tuples", json: false)
         #expect(outcome.succeeded, "\(outcome)")
         let lines = outcome.outputLines.map(Array.init)

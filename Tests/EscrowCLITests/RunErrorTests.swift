@@ -4,9 +4,9 @@ import Testing
 @Suite("escrow run: errors a user can make")
 struct RunErrorTests {
     /// A new, initialised home with the sample contacts.
-    static func homeWithContacts() throws -> ScratchHome {
+    static func homeWithContacts() async throws -> ScratchHome {
         let home = ScratchHome()
-        guard try home.escrow("init").succeeded, try home.escrow("import", "contacts", SampleData.contacts).succeeded else {
+        guard try await home.escrow("init").succeeded, try await home.escrow("import", "contacts", SampleData.contacts).succeeded else {
             home.remove()
             throw SetupFailed()
         }
@@ -27,26 +27,26 @@ struct RunErrorTests {
     ]
 
     @Test("hostile access SQL is refused and changes nothing", arguments: hostileSQL)
-    func hostileSQLRefused(_ sql: String) throws {
-        let home = try Self.homeWithContacts()
+    func hostileSQLRefused(_ sql: String) async throws {
+        let home = try await Self.homeWithContacts()
         defer { home.remove() }
 
-        let outcome = try home.run(sql: sql, compute: "identity")
+        let outcome = try await home.run(sql: sql, compute: "identity")
         #expect(outcome.status != 0, "\(outcome)")
         #expect(outcome.standardOutput.isEmpty, "\(outcome)")
         #expect(outcome.standardError.hasPrefix("escrow: access SQL refused:"), "\(outcome)")
 
-        let counted = try home.runApproved(sql: "SELECT count(*) AS n FROM Contact", compute: "identity")
+        let counted = try await home.runApproved(sql: "SELECT count(*) AS n FROM Contact", compute: "identity")
         let frame = try #require(FrameJSON(counted.standardOutput), "\(counted)")
         #expect(frame.onlyRow?["n"] as? Int == (try SampleData.contactCount()))
     }
 
     @Test("an unknown compute function: the error names the registered ones")
-    func unknownFunction() throws {
-        let home = try Self.homeWithContacts()
+    func unknownFunction() async throws {
+        let home = try await Self.homeWithContacts()
         defer { home.remove() }
 
-        let outcome = try home.run(sql: "SELECT givenName FROM Contact", compute: "contacts.everything")
+        let outcome = try await home.run(sql: "SELECT givenName FROM Contact", compute: "contacts.everything")
         #expect(outcome.status != 0, "\(outcome)")
         #expect(outcome.standardOutput.isEmpty, "\(outcome)")
         #expect(outcome.standardError.contains("contacts.everything"), "\(outcome)")
@@ -59,12 +59,12 @@ struct RunErrorTests {
         (["--param", "radius=abc"], ["radius", "abc"]),
         (["--param", "radius"], ["--param radius", "NAME=VALUE"]),
     ])
-    func badParameter(_ extra: [String], _ mentions: [String]) throws {
-        let home = try Self.homeWithContacts()
+    func badParameter(_ extra: [String], _ mentions: [String]) async throws {
+        let home = try await Self.homeWithContacts()
         defer { home.remove() }
-        try #require(try home.escrow("import", "locations", SampleData.track).succeeded)
+        try #require(try await home.escrow("import", "locations", SampleData.track).succeeded)
 
-        let outcome = try home.run(sql: "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1",
+        let outcome = try await home.run(sql: "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1",
                                    compute: "location.region", extra: extra)
         #expect(outcome.status != 0, "\(outcome)")
         #expect(outcome.standardOutput.isEmpty, "\(outcome)")
@@ -80,11 +80,11 @@ struct RunErrorTests {
         ["import", "contacts", SampleData.contacts],
         ["schema"],
     ])
-    func beforeInit(_ arguments: [String]) throws {
+    func beforeInit(_ arguments: [String]) async throws {
         let home = ScratchHome()
         defer { home.remove() }
 
-        let outcome = try EscrowProcess.run(["--home", home.path] + arguments)
+        let outcome = try await EscrowProcess.run(["--home", home.path] + arguments)
         #expect(outcome.status != 0, "\(outcome)")
         #expect(outcome.standardOutput.isEmpty, "\(outcome)")
         #expect(outcome.standardError.contains("escrow --home \(home.path) init"), "\(outcome)")

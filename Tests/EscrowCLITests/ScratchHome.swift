@@ -19,16 +19,16 @@ struct ScratchHome {
     }
 
     /// Runs `escrow --home <this home> <arguments>`.
-    func escrow(_ arguments: String...) throws -> EscrowProcess.Outcome {
-        try EscrowProcess.run(["--home", path] + arguments)
+    func escrow(_ arguments: String...) async throws -> EscrowProcess.Outcome {
+        try await EscrowProcess.run(["--home", path] + arguments)
     }
 
     /// `escrow run --app <app> --purpose <purpose> --sql <sql> --compute <function> [--json]`.
     func run(sql: String, compute function: String, json: Bool = true, extra: [String] = [],
-             app: String = "org.example.cli-tests", purpose: String = "End-to-end test") throws -> EscrowProcess.Outcome {
+             app: String = "org.example.cli-tests", purpose: String = "End-to-end test") async throws -> EscrowProcess.Outcome {
         var arguments = ["--home", path, "run", "--app", app, "--purpose", purpose, "--sql", sql, "--compute", function]
         if json { arguments.append("--json") }
-        return try EscrowProcess.run(arguments + extra)
+        return try await EscrowProcess.run(arguments + extra)
     }
 
     /// Runs a new dataflow the way an individual meets it: the first run must stop with exit
@@ -37,12 +37,12 @@ struct ScratchHome {
     ///
     /// - Throws: `NotPending` when the first run did not stop for approval, or approving failed.
     func runApproved(sql: String, compute function: String, json: Bool = true, extra: [String] = [],
-                     app: String = "org.example.cli-tests", purpose: String = "End-to-end test") throws -> EscrowProcess.Outcome {
-        let first = try run(sql: sql, compute: function, json: json, extra: extra, app: app, purpose: purpose)
+                     app: String = "org.example.cli-tests", purpose: String = "End-to-end test") async throws -> EscrowProcess.Outcome {
+        let first = try await run(sql: sql, compute: function, json: json, extra: extra, app: app, purpose: purpose)
         guard first.status == 2, let flow = first.pendingFlow else { throw NotPending(outcome: first) }
-        let approved = try escrow("approve", flow)
+        let approved = try await escrow("approve", flow)
         guard approved.succeeded else { throw NotPending(outcome: approved) }
-        return try run(sql: sql, compute: function, json: json, extra: extra, app: app, purpose: purpose)
+        return try await run(sql: sql, compute: function, json: json, extra: extra, app: app, purpose: purpose)
     }
 
     struct NotPending: Error, CustomStringConvertible {

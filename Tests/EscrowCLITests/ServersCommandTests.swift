@@ -13,31 +13,31 @@ import Testing
         defer { server.kill() }
         let home = ScratchHome()
         defer { home.remove() }
-        #expect(try home.escrow("init").succeeded)
-        #expect(try home.escrow("import", "contacts", "Examples/SampleData/contacts.vcf").succeeded)
+        #expect(try await home.escrow("init").succeeded)
+        #expect(try await home.escrow("import", "contacts", "Examples/SampleData/contacts.vcf").succeeded)
 
-        let empty = try home.escrow("servers")
+        let empty = try await home.escrow("servers")
         #expect(empty.succeeded)
         #expect(empty.standardOutput.contains("no compute servers registered"))
 
-        let noCertificate = try home.escrow("servers", "add", "compute-1", "--address", server.address,
+        let noCertificate = try await home.escrow("servers", "add", "compute-1", "--address", server.address,
                                             "--ca", certificates.path("ca.pem"))
         #expect(!noCertificate.succeeded)
         #expect(noCertificate.standardError.contains("--client-cert"))
 
-        let added = try home.escrow("servers", "add", "compute-1", "--address", server.address,
+        let added = try await home.escrow("servers", "add", "compute-1", "--address", server.address,
                                     "--ca", certificates.path("ca.pem"), "--server-name", "compute-1",
                                     "--client-cert", certificates.path("client.pem"), "--client-key", certificates.path("client-key.pem"))
         #expect(added.succeeded, "\(added)")
-        let again = try home.escrow("servers", "add", "compute-1", "--address", server.address, "--ca", certificates.path("ca.pem"),
+        let again = try await home.escrow("servers", "add", "compute-1", "--address", server.address, "--ca", certificates.path("ca.pem"),
                                     "--server-name", "compute-1")
         #expect(!again.succeeded)
         #expect(again.standardError.contains("already registered"))
-        let ipOnly = try home.escrow("servers", "add", "compute-2", "--address", server.address, "--ca", certificates.path("ca.pem"))
+        let ipOnly = try await home.escrow("servers", "add", "compute-2", "--address", server.address, "--ca", certificates.path("ca.pem"))
         #expect(!ipOnly.succeeded)
         #expect(ipOnly.standardError.contains("--server-name"))
 
-        let listed = try home.escrow("servers", "list", "--json")
+        let listed = try await home.escrow("servers", "list", "--json")
         let servers = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
         #expect(servers.first?["id"] as? String == "compute-1")
         #expect(servers.first?["addresses"] as? [String] == [server.address])
@@ -45,22 +45,22 @@ import Testing
         let mode = try FileManager.default.attributesOfItem(atPath: key)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)
 
-        let onDevice = try home.runApproved(sql: Self.sql, compute: "contacts.tuples")
-        let remote = try home.runApproved(sql: Self.sql, compute: "contacts.tuples", extra: ["--server", "compute-1"])
+        let onDevice = try await home.runApproved(sql: Self.sql, compute: "contacts.tuples")
+        let remote = try await home.runApproved(sql: Self.sql, compute: "contacts.tuples", extra: ["--server", "compute-1"])
         #expect(remote.succeeded, "\(remote)")
         #expect(remote.standardOutput == onDevice.standardOutput)
 
-        let audit = try home.escrow("audit", "--json")
+        let audit = try await home.escrow("audit", "--json")
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(audit.standardOutput.utf8)) as? [[String: Any]])
         let last = try #require(entries.last)
         #expect(last["destination"] as? String == "server:compute-1")
         #expect((last["bytesSent"] as? Int ?? 0) > 0)
         #expect((last["bytesReceived"] as? Int ?? 0) > 0)
 
-        #expect(try home.escrow("servers", "remove", "compute-1").succeeded)
-        let gone = try home.run(sql: Self.sql, compute: "contacts.tuples", extra: ["--server", "compute-1"])
+        #expect(try await home.escrow("servers", "remove", "compute-1").succeeded)
+        let gone = try await home.run(sql: Self.sql, compute: "contacts.tuples", extra: ["--server", "compute-1"])
         #expect(gone.status == 1)
         #expect(gone.standardError.contains("unknown compute server 'compute-1'"))
-        #expect(!(try home.escrow("servers", "remove", "compute-1").succeeded))
+        #expect(!(try await home.escrow("servers", "remove", "compute-1").succeeded))
     }
 }
