@@ -95,17 +95,7 @@ struct AuditCommandTests {
 /// the way an attacker with file access would.
 enum SQLiteShell {
     static func run(_ database: String, _ sql: String) async throws -> (status: Int32, error: String) {
-        try await offPool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["sqlite3", database, sql]
-            let error = Pipe()
-            process.standardError = error
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let data = error.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
+        let outcome = try await ChildProcess.runOffPool(URL(fileURLWithPath: "/usr/bin/env"), ["sqlite3", database, sql])
+        return (outcome.status, outcome.errors)
     }
 }

@@ -14,19 +14,12 @@ import Testing
     static func buildClient() throws -> URL {
         // Under .build/, so it is git-ignored and replaced by the next test run's build.
         let folder = BuiltExecutable.packageRoot.appendingPathComponent(".build/interop-c-tests")
-        let make = Process()
-        make.executableURL = URL(fileURLWithPath: "/usr/bin/make")
-        make.arguments = ["-s", "-C", BuiltExecutable.packageRoot.appendingPathComponent("Examples/interop-c").path,
-                          "BUILD_DIR=\(folder.path)"]
-        let errors = Pipe()
-        make.standardError = errors
-        make.standardOutput = FileHandle.nullDevice
-        try make.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        make.waitUntilExit()
-        guard make.terminationStatus == 0 else {
+        let make = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/make"),
+                                        ["-s", "-C", BuiltExecutable.packageRoot.appendingPathComponent("Examples/interop-c").path,
+                                         "BUILD_DIR=\(folder.path)"])
+        guard make.status == 0 else {
             throw FixtureError("building the C client failed (install protobuf-c-compiler libprotobuf-c-dev libssl-dev): "
-                + String(decoding: message, as: UTF8.self))
+                + make.errors)
         }
         return folder
     }
