@@ -48,7 +48,7 @@ enum FrameDigest {
         switch column.values {
         case .int64(let values): encode(values, column, &encoder) { $0.append($1) }
         case .double(let values): encode(values, column, &encoder) { $0.append($1) }
-        case .string(let values): encode(values, column, &encoder) { $0.append($1) }
+        case .string(let values): encode(values, column, &encoder) { $0.append(text: $1) }
         case .bool(let values): encode(values, column, &encoder) { $0.append(Int64($1 ? 1 : 0)) }
         case .bytes(let values):
             let digests = cellDigests(values, nulls: column.nulls, known: known)

@@ -22,12 +22,17 @@ struct CanonicalEncoder {
             appendTag(0x00)
             return
         }
+        append(text: text)
+    }
+
+    /// A text that is there (the common case of a frame's text cells, without an `Optional`).
+    mutating func append(text: borrowing String) {
         // Native strings are contiguous UTF-8: read in place, without a copy of the string.
         let appended: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
             appendTagged(0x01, UnsafeRawBufferPointer(utf8))
         }
         if appended == nil {
-            var text = text
+            var text = copy text
             text.withUTF8 { appendTagged(0x01, UnsafeRawBufferPointer($0)) }
         }
     }
