@@ -70,24 +70,9 @@ extension EnvelopeDecoder {
         } catch {
             throw RPCError.invalidMessage("the frame does not hold a protobuf Envelope (\(error))")
         }
-        let frame: Result<Frame, FrameDecodingError>
-        switch envelope.body {
-        case .computeRequest(var request):
-            frame = Result { () throws(FrameDecodingError) in try Frame(request.input) }
-            request.clearInput()
-            envelope.computeRequest = request
-        case .computeResponse(var response):
-            frame = Result { () throws(FrameDecodingError) in try Frame(response.output) }
-            response.clearOutput()
-            envelope.computeResponse = response
-        case .runResponse(var response):
-            frame = Result { () throws(FrameDecodingError) in try Frame(response.output) }
-            response.clearOutput()
-            envelope.runResponse = response
-        default:
-            frame = .success(.empty)
-        }
-        return (envelope, frame)
+        guard let carrier = FrameCarrier(envelope.body) else { return (envelope, .success(.empty)) }
+        let proto = carrier.removeFrame(from: &envelope)
+        return (envelope, Result { () throws(FrameDecodingError) in try Frame(proto) })
     }
 
     /// The fast path of `read`; nil when the envelope is not in the form it handles.
@@ -99,27 +84,7 @@ extension EnvelopeDecoder {
         guard let before = slice(layout.beforeFrame), let after = slice(layout.afterFrame) else { return nil }
         var envelope = Escrow_V1_Envelope()
         envelope.requestID = layout.requestID
-        do {
-            switch layout.bodyField {
-            case 4:
-                var request = Escrow_V1_ComputeRequest()
-                try request.merge(serializedBytes: before)
-                try request.merge(serializedBytes: after)
-                envelope.computeRequest = request
-            case 5:
-                var response = Escrow_V1_ComputeResponse()
-                try response.merge(serializedBytes: before)
-                try response.merge(serializedBytes: after)
-                envelope.computeResponse = response
-            default:
-                var response = Escrow_V1_RunResponse()
-                try response.merge(serializedBytes: before)
-                try response.merge(serializedBytes: after)
-                envelope.runResponse = response
-            }
-        } catch {
-            return nil
-        }
+        guard (try? layout.carrier.setBody(of: &envelope, from: [before, after])) != nil else { return nil }
         guard let frameRange = layout.frame else { return (envelope, .success(.empty)) }
         guard let frame = body.withUnsafeReadableBytes({ try? FrameWire.read($0, range: frameRange) }) else { return nil }
         return (envelope, frame)
@@ -132,8 +97,8 @@ extension EnvelopeDecoder {
 /// a top-level field other than the request id and the body; malformed bytes.
 private struct SplitLayout {
     var requestID: UInt64 = 0
-    /// The field number of the body: 4, 5 or 11.
-    var bodyField: UInt64 = 0
+    /// The kind of body.
+    var carrier = FrameCarrier.computeRequest
     /// The body's bytes before and after its frame field (each range holds whole fields).
     var beforeFrame = 0..<0
     var afterFrame = 0..<0
@@ -147,15 +112,15 @@ private struct SplitLayout {
             switch try reader.tag() {
             case (1, .varint):
                 requestID = try reader.varint()
-            case (let field, .lengthDelimited) where (field == 4 || field == 5 || field == 11) && bodyRange == nil:
-                bodyField = field
+            case (let field, .lengthDelimited) where bodyRange == nil && FrameCarrier(rawValue: field) != nil:
+                carrier = FrameCarrier(rawValue: field) ?? carrier
                 bodyRange = try reader.lengthDelimited()
             default:
                 throw WireFormatError()
             }
         }
         guard let bodyRange else { throw WireFormatError() }
-        let frameField: UInt64 = bodyField == 4 ? 4 : 1
+        let frameField = carrier.frameField
         var body = WireReader(raw, range: bodyRange)
         var frameFieldRange: Range<Int>?
         while !body.isAtEnd {
@@ -206,20 +171,11 @@ extension Escrow_V1_Envelope {
     /// - Throws: `RPCError.invalidMessage` when the body carries no frame or the envelope would
     ///   not fit a 4-byte length prefix; SwiftProtobuf's errors.
     public func frame(carrying frame: Frame) throws -> ByteBuffer {
-        let field: UInt64, frameField: UInt64, bodyBytes: [UInt8]
-        switch body {
-        case .computeRequest(var request):
-            request.clearInput()
-            (field, frameField, bodyBytes) = (4, 4, try request.serializedBytes())
-        case .computeResponse(var response):
-            response.clearOutput()
-            (field, frameField, bodyBytes) = (5, 1, try response.serializedBytes())
-        case .runResponse(var response):
-            response.clearOutput()
-            (field, frameField, bodyBytes) = (11, 1, try response.serializedBytes())
-        default:
+        guard let carrier = FrameCarrier(body) else {
             throw RPCError.invalidMessage("an envelope with \(body.map { "\($0)" } ?? "no body") carries no frame")
         }
+        let (field, frameField) = (carrier.rawValue, carrier.frameField)
+        let bodyBytes = try carrier.bodyWithoutFrame(self)
         let layout = FrameWire.layout(of: frame)
         let bodySize = bodyBytes.count + WireSize.field(frameField, length: layout.size)
         var size = WireSize.field(field, length: bodySize)
@@ -245,6 +201,84 @@ extension Escrow_V1_Envelope {
             return writer.position
         }
         return buffer
+    }
+}
+
+extension Escrow_V1_Envelope {
+    /// A reply ready to write: `self`, its body carrying `output` when there is one. An output that
+    /// cannot be encoded (too large for the length prefix) gets the frame of `failure(error)`
+    /// instead, so the caller hears why; nil only when that cannot be encoded either.
+    public func replyFrame(carrying output: Frame?, orElse failure: (any Error) -> Escrow_V1_Envelope) -> ByteBuffer? {
+        do {
+            return try output.map(frame(carrying:)) ?? frame()
+        } catch {
+            return try? failure(error).frame()
+        }
+    }
+}
+
+/// The envelope bodies that carry a `Frame`, by their field number in `Envelope`
+/// (Proto/escrow.proto), with where the frame is inside them: the one place that knows.
+enum FrameCarrier: UInt64 {
+    case computeRequest = 4
+    case computeResponse = 5
+    case runResponse = 11
+
+    /// The frame's field number inside the body (`input` or `output`).
+    var frameField: UInt64 { self == .computeRequest ? 4 : 1 }
+
+    /// The carrier of `body`; nil for bodies without a frame.
+    init?(_ body: Escrow_V1_Envelope.OneOf_Body?) {
+        switch body {
+        case .computeRequest: self = .computeRequest
+        case .computeResponse: self = .computeResponse
+        case .runResponse: self = .runResponse
+        default: return nil
+        }
+    }
+
+    /// Takes the frame out of `envelope`'s body (of this kind) and returns it.
+    func removeFrame(from envelope: inout Escrow_V1_Envelope) -> Escrow_V1_Frame {
+        switch self {
+        case .computeRequest:
+            defer { envelope.computeRequest.clearInput() }
+            return envelope.computeRequest.input
+        case .computeResponse:
+            defer { envelope.computeResponse.clearOutput() }
+            return envelope.computeResponse.output
+        case .runResponse:
+            defer { envelope.runResponse.clearOutput() }
+            return envelope.runResponse.output
+        }
+    }
+
+    /// The serialization of `envelope`'s body (of this kind) without its frame.
+    func bodyWithoutFrame(_ envelope: Escrow_V1_Envelope) throws -> [UInt8] {
+        var envelope = envelope
+        _ = removeFrame(from: &envelope)
+        switch self {
+        case .computeRequest: return try envelope.computeRequest.serializedBytes()
+        case .computeResponse: return try envelope.computeResponse.serializedBytes()
+        case .runResponse: return try envelope.runResponse.serializedBytes()
+        }
+    }
+
+    /// Sets `envelope`'s body to one of this kind read from `parts`, each a run of whole fields.
+    func setBody(of envelope: inout Escrow_V1_Envelope, from parts: [ProtobufByteBuffer]) throws {
+        switch self {
+        case .computeRequest:
+            var body = Escrow_V1_ComputeRequest()
+            for part in parts { try body.merge(serializedBytes: part) }
+            envelope.computeRequest = body
+        case .computeResponse:
+            var body = Escrow_V1_ComputeResponse()
+            for part in parts { try body.merge(serializedBytes: part) }
+            envelope.computeResponse = body
+        case .runResponse:
+            var body = Escrow_V1_RunResponse()
+            for part in parts { try body.merge(serializedBytes: part) }
+            envelope.runResponse = body
+        }
     }
 }
 

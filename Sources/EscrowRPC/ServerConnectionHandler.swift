@@ -161,12 +161,9 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         Task {
             let (envelope, output) = await compute(call.function, input: call.input, context: call.context,
                                                    id: call.id, functionID: call.functionID)
-            do {
-                reply(try output.map(envelope.frame(carrying:)) ?? envelope.frame())
-            } catch {
-                reply(try? Self.error(call.id, .functionFailed, "the function's output cannot be sent: \(error)",
-                                      function: call.functionID).frame())
-            }
+            reply(envelope.replyFrame(carrying: output) { error in
+                Self.error(call.id, .functionFailed, "the function's output cannot be sent: \(error)", function: call.functionID)
+            })
         }
     }
 

@@ -54,13 +54,9 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
                                caller: String?, channel: any Channel) {
         Task {
             let (reply, output) = await run(request, id: id, host: host, caller: caller)
-            let encoded: ByteBuffer?
-            do {
-                encoded = try output.map(reply.frame(carrying:)) ?? reply.frame()
-            } catch {
-                encoded = try? Self.error(id, .functionFailed, "the output cannot be sent: \(error)").frame()
-            }
-            guard let frame = encoded else {
+            guard let frame = reply.replyFrame(carrying: output, orElse: { error in
+                Self.error(id, .functionFailed, "the output cannot be sent: \(error)")
+            }) else {
                 daemon.ended()
                 return
             }
