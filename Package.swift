@@ -34,7 +34,7 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
         // Build-time code generation: function code digests and the embedded schema migrations.
-        .executableTarget(name: "EscrowCodegen", path: "Sources/EscrowCodegen"),
+        .executableTarget(name: "EscrowCodegen", dependencies: ["CSQLite"], path: "Sources/EscrowCodegen"),
         .plugin(name: "FunctionDigestsPlugin", capability: .buildTool(), dependencies: ["EscrowCodegen"]),
         .plugin(name: "SchemaEmbedPlugin", capability: .buildTool(), dependencies: ["EscrowCodegen"]),
 

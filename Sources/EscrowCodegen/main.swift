@@ -7,7 +7,8 @@
 //       function or the helpers it uses changes its digest.
 //
 //   escrow-codegen schemas OUTPUT MODULE FILE...
-//       Embeds numbered SQL migrations (NNN_name.sql) as string literals.
+//       Embeds numbered SQL migrations (NNN_name.sql) as string literals, and per folder the
+//       database file all of them produce (see DatabaseImage.swift).
 import Foundation
 
 func fail(_ message: String) -> Never {
@@ -74,20 +75,34 @@ case "schemas":
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent().lastPathComponent
         groups[folder, default: []].append(file)
     }
-    source += "enum GeneratedSchemas {\n"
-    source += "    /// Numbered migrations from Schemas/<folder>/, in order: (version, name, SQL).\n"
-    source += "    static let migrations: [String: [(version: Int, name: String, sql: String)]] = [\n"
+    var migrations: [String: [(version: Int, name: String, sql: String)]] = [:]
     for folder in groups.keys.sorted() {
-        source += "        \(literal(folder)): [\n"
         for file in groups[folder] ?? [] {
             let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
             guard let underscore = name.firstIndex(of: "_"), let version = Int(name[..<underscore]) else {
                 fail("\(file): migration files are named NNN_description.sql")
             }
             guard let sql = String(data: read(file), encoding: .utf8) else { fail("\(file) is not UTF-8") }
-            source += "            (\(version), \(literal(name)), \(literal(sql))),\n"
+            migrations[folder, default: []].append((version, name, sql))
+        }
+    }
+    source += "enum GeneratedSchemas {\n"
+    source += "    /// Numbered migrations from Schemas/<folder>/, in order: (version, name, SQL).\n"
+    source += "    static let migrations: [String: [(version: Int, name: String, sql: String)]] = [\n"
+    for folder in migrations.keys.sorted() {
+        source += "        \(literal(folder)): [\n"
+        for migration in migrations[folder] ?? [] {
+            source += "            (\(migration.version), \(literal(migration.name)), \(literal(migration.sql))),\n"
         }
         source += "        ],\n"
+    }
+    source += "    ]\n\n"
+    source += "    /// Per folder, the database file all its migrations produce, in WAL mode.\n"
+    source += "    static let images: [String: DatabaseImage] = [\n"
+    for folder in migrations.keys.sorted() {
+        let list = migrations[folder] ?? []
+        let image = databaseImage(migrations: list.map { ($0.version, $0.sql) }, origin: "Schemas/\(folder)")
+        source += "        \(literal(folder)): \(imageLiteral(image)),\n"
     }
     source += "    ]\n}\n"
 default:

@@ -28,6 +28,7 @@ public final class Database {
     ///
     /// - Throws: `StoreError` when the file cannot be opened.
     public init(path: String, mode: Mode) throws(StoreError) {
+        _ = Self.libraryConfigured
         var db: OpaquePointer?
         let flags: Int32 = switch mode {
         case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
@@ -44,6 +45,9 @@ public final class Database {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, 5000)
     }
+
+    /// The process-wide SQLite settings, applied once before the first connection opens.
+    private static let libraryConfigured: Bool = escrow_sqlite_disable_memory_statistics() == SQLITE_OK
 
     deinit {
         statementCache.removeAll()

@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 
 /// The escrow home: one folder owned by the individual (mode 0700) holding the data database,
 /// the escrow's own database and the content-addressed assets. Deleting the folder deletes
@@ -25,8 +27,8 @@ public struct EscrowHome: Sendable, Hashable {
     /// on an existing home, applies the migrations it lacks.
     ///
     /// A new home appears whole or not at all: it is built in a staging folder next to `url`
-    /// without SQLite's per-commit syncs (nothing in it matters until it is complete), each file
-    /// is synced once, and the folder is renamed into place. `url` may be missing or an empty
+    /// (each database written in one piece from the file escrow was built with), each file is
+    /// synced once, and the folder is renamed into place. `url` may be missing or an empty
     /// folder; a folder with other files in it is refused.
     ///
     /// - Throws: `StoreError` when the folder cannot be created, is not empty, or a migration fails.
@@ -55,11 +57,7 @@ public struct EscrowHome: Sendable, Hashable {
         }
         do throws(StoreError) {
             let stagingHome = EscrowHome(url: staging)
-            for (path, schema) in [(stagingHome.dataDatabasePath, Migrations.Schema.data),
-                                   (stagingHome.stateDatabasePath, .state)] {
-                try Self.createDatabase(at: path, schema: schema)
-                try Self.sync(path)
-            }
+            try Self.writeDatabases([(stagingHome.dataDatabasePath, .data), (stagingHome.stateDatabasePath, .state)])
             try Self.sync(staging.path)
             guard rename(staging.path, url.path) == 0 else {
                 throw StoreError(message: "cannot create the escrow home \(url.path): \(String(cString: strerror(errno)))")
@@ -71,12 +69,41 @@ public struct EscrowHome: Sendable, Hashable {
         }
     }
 
-    /// A database with `schema`, in WAL mode, closed (and so checkpointed) when this returns.
-    private static func createDatabase(at path: String, schema: Migrations.Schema) throws(StoreError) {
-        let database = try Database(path: path, mode: .readWrite)
-        try database.execute("PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY")
-        try Migrations.migrate(database, to: schema)
-        try database.execute("PRAGMA journal_mode = WAL")
+    /// Writes each new database file, side by side (one thread each), so the time one waits for
+    /// its sync overlaps with the other's work.
+    private static func writeDatabases(_ files: [(path: String, schema: Migrations.Schema)]) throws(StoreError) {
+        let failures = Mutex([StoreError?](repeating: nil, count: files.count))
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            do throws(StoreError) {
+                try writeDatabase(at: files[index].path, schema: files[index].schema)
+            } catch {
+                failures.withLock { $0[index] = error }
+            }
+        }
+        if let failure = failures.withLock({ $0.lazy.compactMap { $0 }.first }) { throw failure }
+    }
+
+    /// A new database file with `schema`, in WAL mode, synced: the file the migrations produce,
+    /// built with escrow and written in one piece (`Migrations.newDatabaseFile`).
+    private static func writeDatabase(at path: String, schema: Migrations.Schema) throws(StoreError) {
+        let image = try Migrations.newDatabaseFile(schema)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StoreError(message: "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var written = 0
+        while written < image.count {
+            let result = image.withUnsafeBytes { write(descriptor, $0.baseAddress.map { $0 + written }, $0.count - written) }
+            if result < 0 && errno == EINTR { continue }
+            guard result > 0 else {
+                throw StoreError(message: "cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            written += result
+        }
+        guard fsync(descriptor) == 0 else {
+            throw StoreError(message: "cannot sync \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// fsync of a file or folder.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The numbered schema migrations of `Schemas/` (embedded at build time), applied to a database
 /// file with the applied version tracked in `PRAGMA user_version`.
 public enum Migrations {
@@ -12,6 +14,16 @@ public enum Migrations {
     /// The schema version this build writes.
     public static func latestVersion(_ schema: Schema) -> Int {
         GeneratedSchemas.migrations[schema.rawValue]?.last?.version ?? 0
+    }
+
+    /// The bytes of a new database file with the latest version of `schema`, in WAL mode: what
+    /// `migrate` on an empty database produces, built when escrow was built (see
+    /// `EscrowCodegen`'s DatabaseImage.swift). A new home writes these instead of running the DDL.
+    public static func newDatabaseFile(_ schema: Schema) throws(StoreError) -> [UInt8] {
+        guard let image = GeneratedSchemas.images[schema.rawValue] else {
+            throw StoreError(message: "this escrow was built without a \(schema.rawValue) database image; rebuild it")
+        }
+        return try image.bytes()
     }
 
     /// Brings `database` to the latest version of `schema`: every pending migration in one
@@ -44,5 +56,23 @@ public enum Migrations {
             try? database.execute("ROLLBACK")
             throw StoreError(code: error.code, message: "schema migration \(schema.rawValue)/\(applying) failed: \(error.message)")
         }
+    }
+}
+
+/// A database file embedded at build time: its size and its non-zero stretches, Base64-encoded.
+struct DatabaseImage: Sendable {
+    let size: Int
+    let segments: [(offset: Int, base64: String)]
+
+    /// The file's bytes.
+    func bytes() throws(StoreError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: size)
+        for segment in segments {
+            guard let data = Data(base64Encoded: segment.base64), segment.offset + data.count <= size else {
+                throw StoreError(message: "the embedded database image is damaged at offset \(segment.offset); rebuild escrow")
+            }
+            bytes.replaceSubrange(segment.offset..<(segment.offset + data.count), with: data)
+        }
+        return bytes
     }
 }

@@ -303,4 +303,33 @@ import Testing
         #expect(try mode.step())
         #expect(mode.string(0) == "wal")
     }
+
+    /// A new home's databases are written from files built with escrow; they must be what running
+    /// the migrations gives, readable, intact and in WAL mode before anything else opens them.
+    @Test(arguments: [Migrations.Schema.data, .state])
+    func aNewHomeHoldsWhatTheMigrationsWrite(schema: Migrations.Schema) throws {
+        let temporary = try TemporaryHome()
+        defer { temporary.remove() }
+        let path = schema == .data ? temporary.home.dataDatabasePath : temporary.home.stateDatabasePath
+        let file = try Database(path: path, mode: .readOnly)
+        let migrated = try Database(path: ":memory:", mode: .readWrite)
+        try Migrations.migrate(migrated, to: schema)
+
+        func rows(_ database: Database, _ sql: String) throws -> [[String?]] {
+            let statement = try database.prepare(sql)
+            var rows: [[String?]] = []
+            while try statement.step() {
+                rows.append((0..<statement.columnCount).map { statement.string($0) })
+            }
+            return rows
+        }
+        let schemaSQL = "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name"
+        #expect(try rows(file, schemaSQL) == rows(migrated, schemaSQL))
+        #expect(try rows(file, schemaSQL).count > 1)
+        #expect(try file.scalarInt("PRAGMA user_version") == Int64(Migrations.latestVersion(schema)))
+        #expect(try rows(file, "PRAGMA journal_mode") == [["wal"]])
+        #expect(try rows(file, "PRAGMA integrity_check") == [["ok"]])
+        let permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+    }
 }
