@@ -13,6 +13,21 @@ public enum Hex {
         return String(decoding: text, as: UTF8.self)
     }
 
+    /// `prefix` followed by the hex text of `bytes`, written straight into the string's storage.
+    public static func encode(prefix: StaticString, _ bytes: UnsafeRawBufferPointer) -> String {
+        let prefixCount = prefix.utf8CodeUnitCount
+        return String(unsafeUninitializedCapacity: prefixCount + 2 * bytes.count) { text in
+            prefix.withUTF8Buffer { prefix in _ = text.initialize(fromContentsOf: prefix) }
+            var position = prefixCount
+            for byte in bytes {
+                text[position] = digits[Int(byte >> 4)]
+                text[position + 1] = digits[Int(byte & 0x0F)]
+                position += 2
+            }
+            return position
+        }
+    }
+
     /// `"ab01"` → `[0xab, 0x01]`; nil for text that is not an even number of hex digits.
     public static func decode(_ text: String) -> [UInt8]? {
         let utf8 = Array(text.utf8)

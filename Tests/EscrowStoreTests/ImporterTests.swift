@@ -48,6 +48,46 @@ import Testing
         }
     }
 
+    /// A card without UID is stored under an id derived from its content; the derivation must
+    /// never change, or re-importing a file into an existing home would duplicate every card.
+    @Test func theDerivedIdentityIsTheOneEarlierVersionsStored() async throws {
+        try await TemporaryHome.with { temporary in
+            let card = "BEGIN:VCARD\r\nVERSION:3.0\r\nN:Doe;Jane;;;\r\nFN:Jane Doe\r\nTEL;TYPE=CELL:+1 555 0199\r\nEND:VCARD\r\n"
+            let file = try write(card, name: "jane.vcf", in: temporary.url)
+            _ = try Importer(home: temporary.home, logger: logger).importContacts(from: file)
+            let database = try Database(path: temporary.home.dataDatabasePath, mode: .readOnly)
+            let statement = try database.prepare("SELECT id FROM Contact")
+            #expect(try statement.step())
+            // SHA-256 over the fields as `DataWriter.contactID` documents them, first 16 bytes in hex
+            // (checked against Python's hashlib).
+            #expect(statement.string(0) == "vcard-60ac0b6910a63090b7e7381e5a3f2cd0")
+        }
+    }
+
+    /// A row SQLite refuses in the middle of a large import (many batches, encoded on a second
+    /// thread) fails the whole import: nothing is written and the error names the constraint.
+    @Test func aRefusedRowInALargeContactImportWritesNothing() throws {
+        let temporary = try TemporaryHome()
+        defer { temporary.remove() }
+        var records = (0..<3000).map { index in
+            var record = ContactRecord(line: index * 5 + 1)
+            record.uid = "card-\(index)"
+            record.givenName = "Given \(index)"
+            return record
+        }
+        records[2100].contactType = "robot"
+        let writer = try DataWriter(home: temporary.home)
+        #expect {
+            try writer.insertContacts(records, containerID: "local")
+        } throws: { error in
+            "\(error)".contains("CHECK constraint failed")
+        }
+        #expect(try count("Contact", in: temporary.home) == 0)
+        records[2100].contactType = "organization"
+        #expect(try writer.insertContacts(records, containerID: "local").added == 3000)
+        #expect(try count("Contact", in: temporary.home) == 3000)
+    }
+
     @Test func changedCardUpdatesTheContact() async throws {
         try await TemporaryHome.with { temporary in
             let importer = Importer(home: temporary.home, logger: logger)
