@@ -29,19 +29,30 @@ public enum Hex {
     }
 
     /// `"ab01"` → `[0xab, 0x01]`; nil for text that is not an even number of hex digits.
+    /// (Read in place and written straight into the result: the guarded reader decodes the id of
+    /// every picture it loads.)
     public static func decode(_ text: String) -> [UInt8]? {
-        let utf8 = Array(text.utf8)
-        guard utf8.count.isMultiple(of: 2) else { return nil }
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(utf8.count / 2)
-        var index = 0
-        while index < utf8.count {
-            guard let high = value(of: utf8[index]), let low = value(of: utf8[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
+        var text = text
+        return text.withUTF8 { digits -> [UInt8]? in
+            guard digits.count.isMultiple(of: 2) else { return nil }
+            return values.withUnsafeBufferPointer { values -> [UInt8]? in
+                // Looked up, not branched on: hex digits come in random order.
+                var invalid: UInt8 = 0
+                let bytes = [UInt8](unsafeUninitializedCapacity: digits.count / 2) { bytes, initialized in
+                    for index in 0..<digits.count / 2 {
+                        let high = values[Int(digits[2 * index])], low = values[Int(digits[2 * index + 1])]
+                        invalid |= high | low
+                        bytes[index] = high << 4 | low
+                    }
+                    initialized = digits.count / 2
+                }
+                return invalid & 0xF0 == 0 ? bytes : nil
+            }
         }
-        return bytes
     }
+
+    /// The value of each byte as a hex digit; 0xFF for bytes that are not one.
+    private static let values: [UInt8] = (0...255).map { value(of: UInt8($0)) ?? 0xFF }
 
     static func value(of digit: UInt8) -> UInt8? {
         switch digit {
