@@ -26,6 +26,7 @@ struct CanonicalEncoder {
     }
 
     /// A text that is there (the common case of a frame's text cells, without an `Optional`).
+    @inline(__always)
     mutating func append(text: borrowing String) {
         // Native strings are contiguous UTF-8: read in place, without a copy of the string.
         let appended: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
