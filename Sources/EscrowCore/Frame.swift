@@ -13,15 +13,28 @@ public struct Frame: Sendable, Equatable {
     /// - Throws: `FrameError` when the columns differ in length or two share a name.
     public init(columns: [Column]) throws(FrameError) {
         let count = columns.first?.count ?? 0
-        var names = Set<String>()
-        for column in columns {
-            guard column.count == count else {
-                throw .ragged(column: column.name, expected: count, actual: column.count)
-            }
-            guard names.insert(column.name).inserted else { throw .duplicateColumn(column.name) }
+        for column in columns where column.count != count {
+            throw .ragged(column: column.name, expected: count, actual: column.count)
         }
+        if let name = Self.repeatedName(in: columns) { throw .duplicateColumn(name) }
         self.columns = columns
         self.rowCount = count
+    }
+
+    /// The first column name used twice, nil when every name is different. Frames have a few
+    /// columns and are built on every call: up to 16 names are compared pairwise (no hashing and
+    /// no allocation: a `Set` was most of the cost of checking a small frame), more are hashed.
+    private static func repeatedName(in columns: [Column]) -> String? {
+        if columns.count <= 16 {
+            for later in columns.indices.dropFirst() {
+                for earlier in columns.indices[..<later] where columns[earlier].name == columns[later].name {
+                    return columns[later].name
+                }
+            }
+            return nil
+        }
+        var names = Set<String>()
+        return columns.first { !names.insert($0.name).inserted }?.name
     }
 
     /// A frame with no columns and no rows.

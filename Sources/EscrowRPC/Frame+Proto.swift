@@ -68,16 +68,15 @@ extension Frame {
             self = .empty
             return
         }
-        var names = Set<String>()
         var columns: [Column] = []
         columns.reserveCapacity(wireColumns.count)
         for (index, wire) in wireColumns.enumerated() {
-            let column = try Column(wire, index: index, rowCount: rowCount)
-            guard names.insert(column.name).inserted else { throw .duplicateColumn(column.name) }
-            columns.append(column)
+            columns.append(try Column(wire, index: index, rowCount: rowCount))
         }
         do {
             try self.init(columns: columns)
+        } catch .duplicateColumn(let name) {
+            throw .duplicateColumn(name)
         } catch {
             throw .rejected(error)
         }
@@ -98,6 +97,28 @@ struct WireColumn {
     var bools: [Bool] = []
 
     init() {}
+
+    /// How many values the message gave in the array of `type`.
+    func valueCount(_ type: ColumnType) -> Int {
+        switch type {
+        case .int64: int64s.count
+        case .double: doubles.count
+        case .string: strings.count
+        case .bytes: bytes.count
+        case .bool: bools.count
+        }
+    }
+
+    /// The message field holding the values of `type`.
+    static func field(_ type: ColumnType) -> String {
+        switch type {
+        case .int64: "int64_values"
+        case .double: "double_values"
+        case .string: "string_values"
+        case .bytes: "bytes_values"
+        case .bool: "bool_values"
+        }
+    }
 
     init(_ proto: Escrow_V1_Column) {
         name = proto.name
@@ -126,18 +147,11 @@ extension Column {
         case .UNRECOGNIZED(let raw): throw .unknownType(column: name, index: index, rawValue: raw)
         }
 
-        let counts: [(field: String, type: ColumnType, count: Int)] = [
-            ("int64_values", .int64, wire.int64s.count),
-            ("double_values", .double, wire.doubles.count),
-            ("string_values", .string, wire.strings.count),
-            ("bytes_values", .bytes, wire.bytes.count),
-            ("bool_values", .bool, wire.bools.count),
-        ]
-        for entry in counts where entry.type != type && entry.count > 0 {
-            throw .foreignValues(column: name, type: type, field: entry.field)
+        for other in ColumnType.allCases where other != type && wire.valueCount(other) > 0 {
+            throw .foreignValues(column: name, type: type, field: WireColumn.field(other))
         }
-        for entry in counts where entry.type == type && UInt64(entry.count) != rowCount {
-            throw .valueCount(column: name, type: type, expected: rowCount, actual: entry.count)
+        guard UInt64(wire.valueCount(type)) == rowCount else {
+            throw .valueCount(column: name, type: type, expected: rowCount, actual: wire.valueCount(type))
         }
         // From here on `rowCount` equals an in-memory array's count, so it fits in an `Int`.
         let rows = Int(rowCount)
