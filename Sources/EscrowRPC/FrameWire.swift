@@ -252,10 +252,21 @@ enum FrameWire {
     }
 
     /// A string field's bytes as a `String`; invalid UTF-8 is left to SwiftProtobuf to refuse.
+    ///
+    /// Decoded with repair, then compared with the bytes: equal exactly when nothing was repaired,
+    /// that is when they are valid UTF-8. (`String(validating:as:)` is generic and, outside the
+    /// standard library, looked up its type metadata on every call: a tenth of reading a small
+    /// frame.)
     private static func string(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) throws(WireFormatError) -> String {
-        guard let string = String(validating: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
-            throw WireFormatError()
+        let utf8 = UnsafeRawBufferPointer(rebasing: bytes[range]).assumingMemoryBound(to: UInt8.self)
+        var string = String(decoding: utf8, as: UTF8.self)
+        let unchanged = string.withUTF8 { decoded in
+            guard decoded.count == utf8.count, let decodedStart = decoded.baseAddress, let start = utf8.baseAddress else {
+                return decoded.count == utf8.count
+            }
+            return memcmp(decodedStart, start, utf8.count) == 0
         }
+        guard unchanged else { throw WireFormatError() }
         return string
     }
 

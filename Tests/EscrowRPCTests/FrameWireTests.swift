@@ -133,6 +133,39 @@ struct FrameWireTests {
         #expect(throws: RPCError.self) { try EnvelopeDecoder.read(ByteBuffer(bytes: bytes)) }
     }
 
+    /// Text cells are read only when they are valid UTF-8, exactly when SwiftProtobuf reads them:
+    /// six bytes put in place of a cell's text, valid or not (including a truncated sequence the
+    /// decoder would repair into a replacement character of the same length).
+    @Test("text cells: valid UTF-8 is read as is, anything else refused, as SwiftProtobuf does", arguments: [
+        [0x61, 0x62, 0x63, 0x64, 0x65, 0x66],   // ASCII
+        [0x63, 0x61, 0x66, 0xC3, 0xA9, 0x21],   // "café!"
+        [0xF0, 0x9F, 0x98, 0x80, 0x61, 0x62],   // an emoji, then ASCII
+        [0xF0, 0x9F, 0x98, 0x61, 0x62, 0x63],   // a 4-byte sequence cut after 3 bytes, then ASCII
+        [0x61, 0x80, 0x62, 0x63, 0x64, 0x65],   // a lone continuation byte
+        [0xC0, 0xAF, 0x61, 0x62, 0x63, 0x64],   // an overlong "/"
+        [0xED, 0xA0, 0x80, 0x61, 0x62, 0x63],   // a UTF-16 surrogate
+        [0x61, 0x62, 0x63, 0x64, 0x65, 0xFF],   // 0xFF
+    ] as [[UInt8]])
+    func textCellsAreValidatedLikeSwiftProtobuf(text: [UInt8]) throws {
+        var envelope = computeRequest(id: 9)
+        envelope.computeRequest.input = try Escrow_V1_Frame(Frame(columns: [
+            Column(name: "given", values: .string(["Ada", "MARKER", "Grace"])),
+        ]))
+        var bytes: [UInt8] = try envelope.serializedBytes()
+        let marker = Array("MARKER".utf8)
+        let at = try #require((0...(bytes.count - marker.count)).first { Array(bytes[$0..<$0 + marker.count]) == marker })
+        bytes.replaceSubrange(at..<at + marker.count, with: text)
+
+        let valid = String(validating: text, as: UTF8.self) != nil
+        #expect(((try? Escrow_V1_Envelope(serializedBytes: bytes)) != nil) == valid, "SwiftProtobuf agrees")
+        if valid {
+            let (_, frame) = try EnvelopeDecoder.read(ByteBuffer(bytes: bytes))
+            #expect(try frame.get().column("given").string(at: 1).map { Array($0.utf8) } == text)
+        } else {
+            #expect(throws: RPCError.self) { try EnvelopeDecoder.read(ByteBuffer(bytes: bytes)) }
+        }
+    }
+
     // MARK: - Helpers
 
     private func computeRequest(id: UInt64) -> Escrow_V1_Envelope {
