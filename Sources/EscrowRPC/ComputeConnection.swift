@@ -202,12 +202,19 @@ public final class ComputeConnection: Sendable {
                     continuation.resume(throwing: handler.value.closedBecause ?? RPCError.connectionClosed)
                     return
                 }
-                let timeout = channel.eventLoop.scheduleTask(in: TimeAmount(deadline)) {
-                    guard handler.value.fail(id, with: RPCError.deadlineExceeded(seconds: Double(deadline.components.seconds))) else { return }
-                    var cancel = Escrow_V1_Envelope()
-                    cancel.requestID = id
-                    cancel.cancel = Escrow_V1_Cancel()
-                    if let frame = try? cancel.frame() { channel.writeAndFlush(frame, promise: nil) }
+                let timeout: NIOScheduledCallback
+                do {
+                    timeout = try channel.eventLoop.scheduleCallback(in: TimeAmount(deadline), handler: EventLoopTimer {
+                        guard handler.value.fail(id, with: RPCError.deadlineExceeded(seconds: Double(deadline.components.seconds))) else { return }
+                        var cancel = Escrow_V1_Envelope()
+                        cancel.requestID = id
+                        cancel.cancel = Escrow_V1_Cancel()
+                        if let frame = try? cancel.frame() { channel.writeAndFlush(frame, promise: nil) }
+                    })
+                } catch {
+                    // The event loop is shutting down.
+                    continuation.resume(throwing: RPCError.connectionClosed)
+                    return
                 }
                 handler.value.register(id, continuation: continuation, timeout: timeout)
                 channel.writeAndFlush(frame).whenFailure { error in
@@ -227,11 +234,11 @@ public final class ComputeConnection: Sendable {
 final class ClientConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ReceivedEnvelope
 
-    private var pending: [UInt64: (continuation: CheckedContinuation<ReceivedEnvelope, any Error>, timeout: Scheduled<Void>)] = [:]
+    private var pending: [UInt64: (continuation: CheckedContinuation<ReceivedEnvelope, any Error>, timeout: NIOScheduledCallback)] = [:]
     /// Why the connection closed, once it has.
     private(set) var closedBecause: (any Error)?
 
-    func register(_ id: UInt64, continuation: CheckedContinuation<ReceivedEnvelope, any Error>, timeout: Scheduled<Void>) {
+    func register(_ id: UInt64, continuation: CheckedContinuation<ReceivedEnvelope, any Error>, timeout: NIOScheduledCallback) {
         if let closedBecause {
             timeout.cancel()
             continuation.resume(throwing: closedBecause)
@@ -280,5 +287,16 @@ final class ClientConnectionHandler: ChannelInboundHandler, RemovableChannelHand
             call.timeout.cancel()
             call.continuation.resume(throwing: error)
         }
+    }
+}
+
+/// A deadline on an event loop: `scheduleCallback` with this runs `fire` there once, unless
+/// cancelled first. Each call of the RPC sets one on each side; `scheduleTask` made a promise
+/// and a future for each, which showed in the profile of small calls.
+struct EventLoopTimer: NIOScheduledCallbackHandler, Sendable {
+    let fire: @Sendable () -> Void
+
+    func handleScheduledCallback(eventLoop: some EventLoop) {
+        fire()
     }
 }

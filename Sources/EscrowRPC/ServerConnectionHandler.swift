@@ -23,7 +23,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     private let logger: Logger
     /// Running calls of this connection, by request id, until their function returns (event-loop
     /// confined). `answered` is set when the deadline already answered the call.
-    private var running: [UInt64: (task: Task<Void, Never>, deadline: Scheduled<Void>?, answered: Bool)] = [:]
+    private var running: [UInt64: (task: Task<Void, Never>, deadline: NIOScheduledCallback?, answered: Bool)] = [:]
     /// Whether the client has said hello (its first message must be a Hello).
     private var greeted = false
 
@@ -126,11 +126,12 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         // The deadline runs on the event loop, not in the task pool: CPU-bound calls filling the
         // pool cannot delay it. When it fires first, the caller gets DEADLINE_EXCEEDED at once and
         // the function is told to stop; the call still counts as running until it returns.
-        let deadline: Scheduled<Void>? = request.deadlineMs == 0 ? nil : context.eventLoop.scheduleTask(
-            in: .milliseconds(Int64(clamping: request.deadlineMs))
-        ) {
-            handler.value.expire(id, after: request.deadlineMs, functionID: request.functionID, channel: channel)
-        }
+        // (Only when the event loop is shutting down is there no timer: the call ends with it.)
+        let deadline = request.deadlineMs == 0 ? nil : try? context.eventLoop.scheduleCallback(
+            in: .milliseconds(Int64(clamping: request.deadlineMs)),
+            handler: EventLoopTimer {
+                handler.value.expire(id, after: request.deadlineMs, functionID: request.functionID, channel: channel)
+            })
         running[id] = (task, deadline, false)
     }
 
