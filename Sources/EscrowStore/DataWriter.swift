@@ -1,8 +1,6 @@
 import Crypto
-import Dispatch
 import EscrowCore
 import Foundation
-import Synchronization
 
 /// What one import changed.
 public struct ImportSummary: Sendable, Equatable {
@@ -170,18 +168,14 @@ public final class DataWriter {
     /// The id of each record (`contactID`), hashed on every processor for a large import.
     static func contactIDs(_ records: [ContactRecord]) -> [String] {
         let workers = records.count >= 1000 ? min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
-        let parts = Mutex([[String]](repeating: [], count: workers))
-        let hashShare = { @Sendable (worker: Int) in
+        return Parallel.map(workers) { worker in
             let share = records.count * worker / workers..<records.count * (worker + 1) / workers
             var scratch: [UInt8] = []
             scratch.reserveCapacity(1024)
-            let ids = records.withUnsafeBufferPointer { records in
+            return records.withUnsafeBufferPointer { records in
                 share.map { Self.contactID(of: records.baseAddress.unsafelyUnwrapped + $0, scratch: &scratch) }
             }
-            parts.withLock { $0[worker] = ids }
-        }
-        if workers == 1 { hashShare(0) } else { DispatchQueue.concurrentPerform(iterations: workers, execute: hashShare) }
-        return parts.withLock { $0.flatMap { $0 } }
+        }.flatMap { $0 }
     }
 
     /// Parameters 3…19 of `insertContactSQL`: the card's own fields.

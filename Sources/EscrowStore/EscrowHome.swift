@@ -1,6 +1,5 @@
-import Dispatch
+import EscrowCore
 import Foundation
-import Synchronization
 
 /// The escrow home: one folder owned by the individual (mode 0700) holding the data database,
 /// the escrow's own database and the content-addressed assets. Deleting the folder deletes
@@ -72,15 +71,10 @@ public struct EscrowHome: Sendable, Hashable {
     /// Writes each new database file, side by side (one thread each), so the time one waits for
     /// its sync overlaps with the other's work.
     private static func writeDatabases(_ files: [(path: String, schema: Migrations.Schema)]) throws(StoreError) {
-        let failures = Mutex([StoreError?](repeating: nil, count: files.count))
-        DispatchQueue.concurrentPerform(iterations: files.count) { index in
-            do throws(StoreError) {
-                try writeDatabase(at: files[index].path, schema: files[index].schema)
-            } catch {
-                failures.withLock { $0[index] = error }
-            }
+        let outcomes = Parallel.map(files.count) { index in
+            Result { () throws(StoreError) in try writeDatabase(at: files[index].path, schema: files[index].schema) }
         }
-        if let failure = failures.withLock({ $0.lazy.compactMap { $0 }.first }) { throw failure }
+        for outcome in outcomes { try outcome.get() }
     }
 
     /// A new database file with `schema`, in WAL mode, synced: the file the migrations produce,

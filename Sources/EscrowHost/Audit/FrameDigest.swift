@@ -1,8 +1,6 @@
 import Crypto
-import Dispatch
 import EscrowCore
 import Foundation
-import Synchronization
 
 /// SHA-256 of a frame's canonical encoding: what the audit entry records of the output an app
 /// received, so the individual can later prove which output went out (docs/AUDIT.md, "Canonical
@@ -14,26 +12,17 @@ enum FrameDigest {
     /// through unchanged and computed otherwise (over the processors when there are megabytes).
     static func sha256(_ frame: Frame, known: KnownDigests = .none) -> String {
         let columns = frame.columns
-        let digests = Mutex([[UInt8]](repeating: [], count: columns.count))
-        let digestColumn = { @Sendable (index: Int) in
-            let digest = cellsDigest(columns[index], known: known)
-            digests.withLock { $0[index] = digest }
-        }
-        if columns.count > 1 && frame.rowCount * columns.count >= parallelCells {
-            DispatchQueue.concurrentPerform(iterations: columns.count, execute: digestColumn)
-        } else {
-            for index in columns.indices { digestColumn(index) }
+        let digests = Parallel.map(columns.count, concurrently: frame.rowCount * columns.count >= parallelCells) {
+            cellsDigest(columns[$0], known: known)
         }
         var encoder = CanonicalEncoder()
         encoder.append("escrow.frame.v2")
         encoder.append(Int64(columns.count))
         encoder.append(Int64(frame.rowCount))
-        digests.withLock { digests in
-            for (column, digest) in zip(columns, digests) {
-                encoder.append(column.name)
-                encoder.append(column.type.rawValue)
-                encoder.append(digest: digest)
-            }
+        for (column, digest) in zip(columns, digests) {
+            encoder.append(column.name)
+            encoder.append(column.type.rawValue)
+            encoder.append(digest: digest)
         }
         return encoder.sha256()
     }
@@ -93,23 +82,19 @@ enum FrameDigest {
         guard !unknown.isEmpty else { return digests }
         let workers = unknownBytes < parallelThreshold ? 1 : min(ProcessInfo.processInfo.activeProcessorCount, unknown.count)
         // Worker w hashes the unknown cells w, w + workers, …; the shares are put in place after.
-        let shares = Mutex([[UInt8]](repeating: [], count: workers))
         let unknownRows = unknown
-        let hashShare = { @Sendable (worker: Int) in
+        let shares = Parallel.map(workers) { worker in
             var share: [UInt8] = []
             share.reserveCapacity((unknownRows.count / workers + 1) * 32)
             for index in stride(from: worker, to: unknownRows.count, by: workers) {
                 share.append(contentsOf: SHA256.hash(data: values[unknownRows[index]]))
             }
-            shares.withLock { $0[worker] = share }
+            return share
         }
-        if workers == 1 { hashShare(0) } else { DispatchQueue.concurrentPerform(iterations: workers, execute: hashShare) }
-        shares.withLock { shares in
-            for (worker, share) in shares.enumerated() {
-                for (position, index) in stride(from: worker, to: unknown.count, by: workers).enumerated() {
-                    let row = unknown[index]
-                    digests.replaceSubrange(row * 32 ..< row * 32 + 32, with: share[position * 32 ..< position * 32 + 32])
-                }
+        for (worker, share) in shares.enumerated() {
+            for (position, index) in stride(from: worker, to: unknown.count, by: workers).enumerated() {
+                let row = unknown[index]
+                digests.replaceSubrange(row * 32 ..< row * 32 + 32, with: share[position * 32 ..< position * 32 + 32])
             }
         }
         return digests
