@@ -222,12 +222,14 @@ struct ComputeServerEndToEndTests {
         let input = try RemoteFixtures.slowContacts()
         try await RemoteFixtures.withConnection(to: server) { connection in
             _ = try await connection.hello(clientName: "end-to-end")
+            // A frozen server keeps its connection open and answers nothing, so the call below is
+            // in flight, unanswered, however late this task wakes up (a running server once
+            // finished the call before a loaded test run woke the killer).
+            server.freeze()
             let clock = ContinuousClock()
             let call = Task {
                 try await connection.compute(tuples, input: input, parameters: ComputeParameters(), deadline: .seconds(30))
             }
-            // The server is then reading the 4 MB request or running the call: either way the
-            // call is in flight and nothing will answer it.
             try await Task.sleep(for: .milliseconds(300))
             let killed = clock.now
             server.kill()

@@ -7,9 +7,9 @@ import Glibc
 /// A real `escrow-compute` process listening on 127.0.0.1, for end-to-end tests.
 ///
 /// `start` waits for the "listening on HOST:PORT" line and reads the port from it. Stop the
-/// process with `terminate()` (SIGTERM: graceful) or `kill()` (SIGKILL); `deinit` kills it if it
-/// is still running, so a failing test never leaves a server behind, but tests should still call
-/// `kill()` in a `defer`.
+/// process with `terminate()` (SIGTERM: graceful) or `kill()` (SIGKILL), or halt it with
+/// `freeze()` (SIGSTOP); `deinit` kills it if it is still running, so a failing test never
+/// leaves a server behind, but tests should still call `kill()` in a `defer`.
 ///
 /// Thread safety: all methods may be called from any task.
 public final class ComputeServerProcess: Sendable {
@@ -94,6 +94,12 @@ public final class ComputeServerProcess: Sendable {
     /// Sends SIGTERM: the server drains its running calls and exits.
     public func terminate() {
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGTERM) }
+    }
+
+    /// Sends SIGSTOP: the process keeps its sockets but runs no more code until it is killed, so
+    /// a call sent now is certainly in flight and certainly unanswered.
+    public func freeze() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGSTOP) }
     }
 
     /// Sends SIGKILL and waits for the process to go.
