@@ -157,7 +157,8 @@ public final class DataWriter {
             } insert: { (rows) throws(StoreError) in
                 try insert.run(rows) { changed += database.changes }
             }
-            let after = try database.scalarInt("SELECT count(*) FROM Contact") ?? 0
+            // Into an empty table every change was an insert (counting scans the whole table).
+            let after = before == 0 ? Int64(changed) : try database.scalarInt("SELECT count(*) FROM Contact") ?? 0
             summary.added = Int(after - before)
             summary.updated = changed - summary.added
             summary.unchanged += order.count - changed

@@ -7,14 +7,30 @@ import Synchronization
 /// preparing its next rows (JSON columns, timestamps, text), instead of doing one after the
 /// other.
 enum RowPipeline {
-    /// Rows per batch: large enough that handing a batch over costs nothing next to encoding it,
-    /// small enough that the first insert starts early.
+    /// Rows per batch: large enough that handing a batch over costs nothing next to encoding it.
+    /// The first batches are smaller (`firstBatchSize`, doubling up to this), so the first insert
+    /// waits for a few rows, not for a whole batch.
     static let batchSize = 256
+    static let firstBatchSize = 16
     /// Batches encoded ahead of the inserts at most, so a large import does not hold all its
     /// rows twice.
     static let batchesAhead = 4
 
-    /// Calls `encode` for rows `0..<rows` in batches of `batchSize` (consecutive ranges), and
+    /// Rows `0..<rows` as consecutive batches: `firstBatchSize` rows, then twice as many each
+    /// time up to `batchSize`.
+    static func batches(rows: Int) -> [Range<Int>] {
+        var batches: [Range<Int>] = []
+        var start = 0
+        var size = firstBatchSize
+        while start < rows {
+            batches.append(start..<min(rows, start + size))
+            start += size
+            size = min(batchSize, 2 * size)
+        }
+        return batches
+    }
+
+    /// Calls `encode` for rows `0..<rows` in `batches(rows:)`, and
     /// `insert` with each result, in order. With more than one batch and more than one
     /// processor, `encode` runs on its own thread, up to `batchesAhead` batches ahead of
     /// `insert`, which runs on the calling thread. When `insert` throws, the encoding thread
@@ -24,7 +40,7 @@ enum RowPipeline {
         encode: @escaping @Sendable (Range<Int>) -> ParameterRows,
         insert: (ParameterRows) throws(StoreError) -> Void
     ) throws(StoreError) {
-        let batches = stride(from: 0, to: rows, by: batchSize).map { $0..<min(rows, $0 + batchSize) }
+        let batches = batches(rows: rows)
         let count = batches.count
         guard count > 1, ProcessInfo.processInfo.activeProcessorCount > 1 else {
             for batch in batches { try insert(encode(batch)) }

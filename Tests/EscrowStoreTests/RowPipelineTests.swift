@@ -30,6 +30,14 @@ import Testing
         #expect(inserted == ranges.map(\.count))
     }
 
+    @Test func batchesStartSmallThenDoubleUpToTheBatchSize() {
+        #expect(RowPipeline.batches(rows: 0).isEmpty)
+        #expect(RowPipeline.batches(rows: 5) == [0..<5])
+        let batches = RowPipeline.batches(rows: 5000)
+        #expect(batches.map(\.count).prefix(6) == [16, 32, 64, 128, 256, 256])
+        #expect(batches.flatMap { Array($0) } == Array(0..<5000))
+    }
+
     @Test func aFailedInsertStopsTheEncoderAndIsRethrown() {
         let encoded = Atomic(0)
         var inserted = 0
