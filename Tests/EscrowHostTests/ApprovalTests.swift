@@ -242,9 +242,11 @@ struct OriginalFunction: ComputeFunction {
             let host = try EscrowHost(home: temporary.home, logger: logger)
             let flow = try await pendingFlow(host, Self.base)
             #expect(throws: FlowError.self) { try host.flows.approve(flow, .until(Date().timeIntervalSince1970 - 60)) }
-            try host.flows.approve(flow, .until(Date().timeIntervalSince1970 + 0.3))
+            // Long enough that a loaded test run still gets the first run in before it ends.
+            let expiry = Date().timeIntervalSince1970 + 1.5
+            try host.flows.approve(flow, .until(expiry))
             _ = try await host.run(Self.base)
-            try await Task.sleep(for: .milliseconds(400))
+            try await Task.sleep(for: .seconds(max(0, expiry + 0.2 - Date().timeIntervalSince1970)))
             await #expect(throws: DecisionError.awaitingApproval(flow: flow)) { try await host.run(Self.base) }
             #expect(try host.flows.flow(flow).status == .pending)
         }
