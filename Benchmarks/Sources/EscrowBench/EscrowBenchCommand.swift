@@ -3,13 +3,14 @@ import Foundation
 import EscrowRPC
 import Logging
 
-/// `escrow-bench`: measures the paper's Table 2 figures (and a first look at the location
-/// dataflow) on this implementation, prints a table and optionally writes JSON.
+/// `escrow-bench`: measures the paper's evaluation (Table 2, Figures 3 and 4) and the
+/// comparisons with gRPC Swift 2 on this implementation, prints a table and optionally writes
+/// JSON (docs/PERFORMANCE.md).
 @main
 struct EscrowBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "escrow-bench",
-        abstract: "Measure Escrow against the paper's Table 2 figures.",
+        abstract: "Measure Escrow against the paper's Table 2 and Figures 3 and 4, and against gRPC Swift 2.",
         discussion: "Build in release mode: swift run -c release --package-path Benchmarks escrow-bench"
     )
 
@@ -32,6 +33,28 @@ struct EscrowBenchCommand: AsyncParsableCommand {
         if let unknown = only.first(where: { !Suite.groups.contains($0) }) {
             throw ValidationError("unknown group '\(unknown)'; choose from \(Suite.groups.joined(separator: ", "))")
         }
+        if let json, let problem = Self.problem(writing: json) {
+            // Said now, not after minutes of measuring.
+            throw ValidationError("cannot write --json \(json): \(problem)")
+        }
+    }
+
+    /// Why `path` cannot take the JSON output, or nil when it can.
+    static func problem(writing path: String) -> String? {
+        let files = FileManager.default
+        var isFolder: ObjCBool = false
+        if files.fileExists(atPath: path, isDirectory: &isFolder) {
+            if isFolder.boolValue { return "it is a folder; give a file name" }
+            return files.isWritableFile(atPath: path) ? nil : "the file is not writable"
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard files.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            return "the folder \(folder) does not exist; create it or choose another path"
+        }
+        // Create it to know: permissions alone do not tell (a read-only mount, /proc).
+        guard files.createFile(atPath: path, contents: nil) else { return "a file cannot be created in \(folder)" }
+        try? files.removeItem(atPath: path)
+        return nil
     }
 
     func run() async throws {
@@ -48,7 +71,11 @@ struct EscrowBenchCommand: AsyncParsableCommand {
         let results = try await suite.run(only: Set(only))
         print(ResultTable.text(results))
         if let json {
-            try ResultTable.json(results).write(to: URL(fileURLWithPath: json))
+            do {
+                try ResultTable.json(results).write(to: URL(fileURLWithPath: json))
+            } catch {
+                throw ValidationError("cannot write --json \(json) (\(error.localizedDescription)); the figures are in the table above")
+            }
             print("wrote \(json)")
         }
     }
