@@ -16,7 +16,9 @@ struct SchemaCommand: AsyncParsableCommand {
             try home.requireInitialized()
             let database = try Database(path: home.dataDatabasePath, mode: .readOnly)
             for table in ["Contact", "Location", "Photos"] {
-                let info = try database.prepare("SELECT name, type FROM pragma_table_info(?)")
+                // table_xinfo, not table_info: it includes generated columns (Photos.contentHash),
+                // which access SQL reads like any other. Hidden 1 marks a virtual table's hidden column.
+                let info = try database.prepare("SELECT name, type FROM pragma_table_xinfo(?) WHERE hidden != 1")
                 try info.bind(.text(table), at: 1)
                 var rows: [[String]] = []
                 while try info.step() {

@@ -1,3 +1,4 @@
+import Foundation
 import NIOSSL
 
 /// The TLS files of one side of the connection, and the TLS 1.3 mutual-authentication
@@ -16,19 +17,46 @@ public struct TLSFiles: Sendable, Hashable {
         self.certificateAuthority = certificateAuthority
     }
 
+    /// Each file read and parsed on its own, so an error names the file and what is wrong with it.
     private func load() throws(RPCError) -> (chain: [NIOSSLCertificate], key: NIOSSLPrivateKey, ca: [NIOSSLCertificate]) {
-        do {
-            let chain = try NIOSSLCertificate.fromPEMFile(certificate)
-            let key = try NIOSSLPrivateKey(file: privateKey, format: .pem)
-            let ca = try NIOSSLCertificate.fromPEMFile(certificateAuthority)
-            guard !chain.isEmpty else { throw RPCError.connectionFailed("\(certificate) holds no certificate") }
-            guard !ca.isEmpty else { throw RPCError.connectionFailed("\(certificateAuthority) holds no certificate") }
-            return (chain, key, ca)
-        } catch let error as RPCError {
-            throw error
-        } catch {
-            throw RPCError.connectionFailed("cannot read the TLS files (\(certificate), \(privateKey), \(certificateAuthority)): \(error)")
+        let chain = try Self.certificates(certificate, role: "the certificate")
+        try Self.requireReadable(privateKey, role: "the private key")
+        guard let key = try? NIOSSLPrivateKey(file: privateKey, format: .pem) else {
+            throw RPCError.connectionFailed("\(privateKey) (the private key) is not an unencrypted PEM private key")
         }
+        let ca = try Self.certificates(certificateAuthority, role: "the CA certificate")
+        return (chain, key, ca)
+    }
+
+    private static func certificates(_ path: String, role: String) throws(RPCError) -> [NIOSSLCertificate] {
+        try requireReadable(path, role: role)
+        let certificates = try? NIOSSLCertificate.fromPEMFile(path)
+        guard let certificates, !certificates.isEmpty else {
+            throw RPCError.connectionFailed("\(path) (\(role)) holds no PEM certificate")
+        }
+        return certificates
+    }
+
+    private static func requireReadable(_ path: String, role: String) throws(RPCError) {
+        let files = FileManager.default
+        var isFolder: ObjCBool = false
+        guard files.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw RPCError.connectionFailed("\(path) (\(role)) does not exist")
+        }
+        guard !isFolder.boolValue else { throw RPCError.connectionFailed("\(path) (\(role)) is a folder, not a PEM file") }
+        guard files.isReadableFile(atPath: path) else {
+            throw RPCError.connectionFailed("\(path) (\(role)) cannot be read by this user")
+        }
+    }
+
+    /// Why a context could not be made from files that each loaded.
+    private func setUpFailed(_ error: any Error) -> RPCError {
+        // Each file parsed on its own in `load`; together, a key is refused when it is not the
+        // certificate's.
+        if case NIOSSLError.failedToLoadPrivateKey = error {
+            return .connectionFailed("\(privateKey) (the private key) does not belong to \(certificate) (the certificate)")
+        }
+        return .connectionFailed("cannot set up TLS: \(error)")
     }
 
     /// The server side: TLS 1.3 only, a client certificate signed by the CA required.
@@ -43,7 +71,7 @@ public struct TLSFiles: Sendable, Hashable {
         do {
             return try NIOSSLContext(configuration: configuration)
         } catch {
-            throw RPCError.connectionFailed("cannot set up TLS: \(error)")
+            throw setUpFailed(error)
         }
     }
 
@@ -59,7 +87,7 @@ public struct TLSFiles: Sendable, Hashable {
         do {
             return try NIOSSLContext(configuration: configuration)
         } catch {
-            throw RPCError.connectionFailed("cannot set up TLS: \(error)")
+            throw setUpFailed(error)
         }
     }
 }

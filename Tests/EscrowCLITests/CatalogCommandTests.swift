@@ -26,7 +26,7 @@ struct CatalogCommandTests {
         let columns = Set(outcome.outputLines.filter { $0.hasPrefix("  ") }
             .compactMap { $0.split(separator: " ").first.map(String.init) })
         for column in ["givenName", "phoneNumbers", "timestamp", "latitude", "longitude", "asset", "mediaType",
-                       "creationDate"] {
+                       "creationDate", "contentHash"] {
             #expect(columns.contains(column), "\(outcome)")
         }
     }

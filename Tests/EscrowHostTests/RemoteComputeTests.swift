@@ -152,6 +152,13 @@ import Testing
             #expect(throws: ServerError.invalidAddress("no-port")) {
                 try host.servers.add(id: "x", addresses: ["no-port"], caFile: "/etc/hostname", serverName: nil)
             }
+            let badID = #expect(throws: ServerError.invalidServerID("bad id")) {
+                try host.servers.add(id: "bad id", addresses: ["127.0.0.1:1"], caFile: "/etc/hostname", serverName: nil)
+            }
+            #expect(badID?.description == "'bad id' cannot be a server id; use letters, digits, '-', '_' or '.'")
+            #expect(throws: ServerError.noAddress) {
+                try host.servers.add(id: "x", addresses: [], caFile: "/etc/hostname", serverName: nil)
+            }
         }
     }
 }

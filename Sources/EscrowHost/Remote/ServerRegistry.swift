@@ -19,6 +19,8 @@ public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownServer(String)
     case alreadyRegistered(String)
     case invalidAddress(String)
+    case invalidServerID(String)
+    case noAddress
     case unreadableFile(String)
     case missingClientCertificate(String)
     case serverNameNeeded(String)
@@ -31,6 +33,10 @@ public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
             "a compute server '\(id)' is already registered; remove it first with `escrow servers remove \(id)`"
         case .invalidAddress(let address):
             "'\(address)' is not HOST:PORT"
+        case .invalidServerID(let id):
+            "'\(id)' cannot be a server id; use letters, digits, '-', '_' or '.'"
+        case .noAddress:
+            "no address given; pass --address HOST:PORT (repeat it for replicas)"
         case .unreadableFile(let path):
             "cannot read \(path)"
         case .serverNameNeeded(let address):
@@ -61,9 +67,9 @@ public struct ServerRegistry: Sendable {
     public func add(id: String, addresses: [String], caFile: String, serverName: String?,
                     clientCertificate: String? = nil, clientKey: String? = nil) throws -> ServerRecord {
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
-            throw ServerError.invalidAddress("server id '\(id)': use letters, digits, '-', '_' or '.'")
+            throw ServerError.invalidServerID(id)
         }
-        guard !addresses.isEmpty else { throw ServerError.invalidAddress("no address given") }
+        guard !addresses.isEmpty else { throw ServerError.noAddress }
         for address in addresses { _ = try Self.split(address) }
         let manager = FileManager.default
         try manager.createDirectory(at: tlsFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
