@@ -207,8 +207,9 @@ let package = Package(
         .testTarget(
             name: "EscrowHostTests",
             dependencies: [
-                "EscrowHost", "EscrowStore", "EscrowCore", "EscrowFunctions", "EscrowTestSupport", "CSQLite",
+                "EscrowHost", "EscrowStore", "EscrowCore", "EscrowFunctions", "EscrowRPC", "EscrowTestSupport", "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             swiftSettings: strictSettings
         ),

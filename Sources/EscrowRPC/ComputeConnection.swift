@@ -59,7 +59,7 @@ public final class ComputeConnection: Sendable {
         do {
             channel = try await bootstrap.connect(hostOrLiteral: host, port: port).get()
         } catch {
-            throw RPCError.connectionFailed("\(host):\(port): \(ConnectFailure.reason(error))")
+            throw RPCError.connectionFailed("\(host):\(port): \(SocketFailure.reason(error))")
         }
         let handler: NIOLoopBound<ClientConnectionHandler>
         do {
@@ -92,7 +92,7 @@ public final class ComputeConnection: Sendable {
         do {
             channel = try await bootstrap.connect(unixDomainSocketPath: path).get()
         } catch {
-            throw RPCError.connectionFailed("\(path): \(ConnectFailure.reason(error))")
+            throw RPCError.connectionFailed("\(path): \(SocketFailure.reason(error))")
         }
         let handler = try await channel.eventLoop.submit {
             NIOLoopBound(try channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self), eventLoop: channel.eventLoop)

@@ -98,7 +98,7 @@ public final class ComputeServer: Sendable {
         } catch let error as RPCError {
             throw error
         } catch {
-            throw RPCError.connectionFailed("cannot listen on \(configuration.host):\(configuration.port): \(error)")
+            throw RPCError.connectionFailed("cannot listen on \(configuration.host):\(configuration.port): \(SocketFailure.reason(error))")
         }
     }
 

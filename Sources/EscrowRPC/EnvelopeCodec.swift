@@ -289,3 +289,23 @@ public enum RPCLimits {
     /// The protocol version this build speaks.
     public static let protocolVersion: UInt32 = 1
 }
+
+extension ChannelHandlerContext {
+    /// Answers a protocol error (a frame over the maximum, bytes that are not an `Envelope`) with
+    /// `Error{FRAME_TOO_LARGE}` or `Error{BAD_REQUEST}` under request id 0, then closes the
+    /// connection: the stream can no longer be trusted. For the handler that owns this context,
+    /// whose outbound type is `ByteBuffer`.
+    public func answerThenClose(_ error: RPCError) {
+        var envelope = Escrow_V1_Envelope()
+        envelope.error = .with {
+            $0.code = if case .frameTooLarge = error { .frameTooLarge } else { .badRequest }
+            $0.message = "\(error)"
+        }
+        guard let frame = try? envelope.frame() else {
+            close(promise: nil)
+            return
+        }
+        let channel = self.channel
+        writeAndFlush(NIOAny(frame)).whenComplete { _ in channel.close(promise: nil) }
+    }
+}

@@ -244,15 +244,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         switch error {
         case let error as RPCError:
-            let code: Escrow_V1_Error.Code = if case .frameTooLarge = error { .frameTooLarge } else { .badRequest }
             logger.info("closing a connection after a protocol error", metadata: ["error": "\(error)"])
-            let frame = try? Self.error(0, code, "\(error)").frame()
-            if let frame {
-                let channel = context.channel
-                context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
-            } else {
-                context.close(promise: nil)
-            }
+            context.answerThenClose(error)
         default:
             // Mostly failed TLS handshakes (no client certificate, another CA, TLS 1.2): worth an
             // operator's eye, and never carrying payload.

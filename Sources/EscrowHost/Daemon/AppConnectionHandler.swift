@@ -146,6 +146,7 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.info("closing an app connection after a protocol error", metadata: ["error": "\(error)"])
-        context.close(promise: nil)
+        // The app hears why (FRAME_TOO_LARGE, BAD_REQUEST) before the connection closes.
+        if let error = error as? RPCError { context.answerThenClose(error) } else { context.close(promise: nil) }
     }
 }

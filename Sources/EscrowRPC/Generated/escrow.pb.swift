@@ -112,8 +112,9 @@ public nonisolated struct Escrow_V1_Envelope: Sendable {
   /// Identifies a conversation (a call) on this connection. The client picks it; the server copies
   /// it into every reply to that call (the `Catalog` for a `Hello`, the `ComputeResponse` or `Error`
   /// for a `ComputeRequest`, the `Pong` for a `Ping`). A client must not reuse a request id while
-  /// a call with that id is still in flight. 0 is allowed but should be avoided: the server uses
-  /// request_id 0 for an `Error` that belongs to no call (for example a frame too large to read).
+  /// a call with that id is still in flight. 0 is reserved: the server uses it for an `Error` that
+  /// belongs to no call (for example a frame too large to read) and refuses a `ComputeRequest`
+  /// under it with `Error{code: BAD_REQUEST}`; count from 1.
   public var requestID: UInt64 = 0
 
   /// What this message is.
@@ -333,8 +334,8 @@ public nonisolated struct Escrow_V1_ComputeRequest: Sendable {
   public var parameters: Dictionary<String,String> = [:]
 
   /// How long the client will wait for the answer, in milliseconds from when the server reads this
-  /// message; 0 means the server's default. Past it the server abandons the call and answers
-  /// `Error{code: DEADLINE_EXCEEDED}`.
+  /// message; 0 means no deadline (the client keeps its own timer). Past it the server abandons
+  /// the call and answers `Error{code: DEADLINE_EXCEEDED}`.
   public var deadlineMs: UInt64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()

@@ -6,9 +6,9 @@ import Musl
 import NIOCore
 import NIOPosix
 
-/// Why a connection could not be opened, in words: NIO's errors describe a refused connection
-/// as "connection reset (error set): Connection refused) (errno: 111)".
-enum ConnectFailure {
+/// Why a connection could not be opened or an address not listened on, in words: NIO's errors
+/// describe a refused connection as "connection reset (error set): Connection refused) (errno: 111)".
+enum SocketFailure {
     static func reason(_ error: any Error) -> String {
         switch error {
         case let error as IOError:
@@ -30,6 +30,9 @@ enum ConnectFailure {
         switch code {
         case ECONNREFUSED: "connection refused: nothing listens there"
         case ENOENT: "no such socket"
+        case EADDRINUSE: "the address is in use (another server listens there)"
+        case EADDRNOTAVAIL: "the address is not one of this machine's"
+        case EACCES: "permission denied (ports below 1024 need privileges)"
         case EHOSTUNREACH, ENETUNREACH: "unreachable from this machine"
         default: String(cString: strerror(code))
         }

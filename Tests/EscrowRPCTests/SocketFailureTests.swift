@@ -1,12 +1,14 @@
 import EscrowRPC
+import EscrowTestSupport
 import Foundation
 import NIOCore
 import NIOPosix
 import Testing
 
-/// A connection that cannot be opened says why in words, naming where it tried.
+/// A connection that cannot be opened, or an address that cannot be listened on, says why in
+/// words, naming the address.
 @Suite(.devCertificates)
-struct ConnectFailureTests {
+struct SocketFailureTests {
     private let certificates: TestCertificates
 
     init() throws {
@@ -30,5 +32,23 @@ struct ConnectFailureTests {
         await #expect(throws: RPCError.connectionFailed("\(path): no such socket")) {
             _ = try await ComputeConnection.connect(unixSocket: path, group: MultiThreadedEventLoopGroup.singleton)
         }
+    }
+
+    @Test func aSecondServerOnTheSamePortSaysTheAddressIsInUse() async throws {
+        let first = try await ComputeServerProcess.start(certificates: certificates)
+        defer { first.kill() }
+        let second = Process()
+        second.executableURL = try BuiltExecutable.url(named: "escrow-compute")
+        second.arguments = ["--listen", first.address, "--cert", certificates.path("server.pem"),
+                            "--key", certificates.path("server-key.pem"), "--client-ca", certificates.path("ca.pem")]
+        let errors = Pipe()
+        second.standardError = errors
+        second.standardOutput = FileHandle.nullDevice
+        try second.run()
+        let printed = errors.fileHandleForReading.readDataToEndOfFile()
+        second.waitUntilExit()
+        #expect(second.terminationStatus == 1)
+        #expect(String(decoding: printed, as: UTF8.self)
+            == "escrow-compute: cannot listen on \(first.address): the address is in use (another server listens there)\n")
     }
 }
