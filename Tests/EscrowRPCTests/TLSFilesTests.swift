@@ -74,18 +74,12 @@ struct TLSFilesTests {
     func escrowComputeSaysWhichFileAndExits1(_ problem: Problem) async throws {
         try await withFolder { folder in
             let (files, expected) = try spoiled(problem, in: folder)
-            let process = Process()
-            process.executableURL = try BuiltExecutable.url(named: "escrow-compute")
-            process.arguments = ["--listen", "127.0.0.1:0", "--cert", files.certificate, "--key", files.privateKey,
-                                 "--client-ca", files.certificateAuthority]
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let printed = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 1)
-            #expect(String(decoding: printed, as: UTF8.self) == "escrow-compute: \(expected)\n")
+            let refused = try ComputeServerProcess.refusedStart(arguments: [
+                "--listen", "127.0.0.1:0", "--cert", files.certificate, "--key", files.privateKey,
+                "--client-ca", files.certificateAuthority,
+            ])
+            #expect(refused.status == 1)
+            #expect(refused.standardError == "escrow-compute: \(expected)\n")
         }
     }
 }

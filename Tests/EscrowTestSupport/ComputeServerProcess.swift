@@ -78,6 +78,23 @@ public final class ComputeServerProcess: Sendable {
         throw StartFailed(stdout: printed.text, stderr: errors)
     }
 
+    /// Runs `escrow-compute` with `arguments` where it must refuse to start, and waits for it to
+    /// exit.
+    ///
+    /// - Returns: its exit status and what it wrote to standard error.
+    public static func refusedStart(arguments: [String]) throws -> (status: Int32, standardError: String) {
+        let process = Process()
+        process.executableURL = try BuiltExecutable.url(named: "escrow-compute")
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let printed = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: printed, as: UTF8.self))
+    }
+
     /// The port of a "listening on HOST:PORT" line.
     private static func port(in text: String) -> Int? {
         for line in text.split(separator: "\n") where line.hasPrefix("listening on ") {
