@@ -45,7 +45,7 @@ struct ServersAddCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The escrow CA the server's certificate must chain to (PEM).", valueName: "FILE"))
     var ca: String
 
-    @Option(name: .customLong("server-name"), help: "The name the server's certificate must carry (default: the host of the first address).")
+    @Option(name: .customLong("server-name"), help: "The DNS name the server's certificate must carry (default: the host of the first address; required when that is an IP address).")
     var serverName: String?
 
     @Option(name: .customLong("client-cert"), help: ArgumentHelp("This escrow's client certificate (PEM), signed by the escrow CA.", valueName: "FILE"))
