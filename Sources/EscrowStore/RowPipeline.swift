@@ -30,11 +30,10 @@ enum RowPipeline {
         return batches
     }
 
-    /// Calls `encode` for rows `0..<rows` in `batches(rows:)`, and
-    /// `insert` with each result, in order. With more than one batch and more than one
-    /// processor, `encode` runs on its own thread, up to `batchesAhead` batches ahead of
-    /// `insert`, which runs on the calling thread. When `insert` throws, the encoding thread
-    /// stops and is waited for before the error is rethrown.
+    /// Calls `encode` for each of `batches(rows:)` and `insert` with each result, in order. With
+    /// more than one batch and more than one processor, `encode` runs on its own thread, up to
+    /// `batchesAhead` batches ahead of `insert`, which runs on the calling thread. When `insert`
+    /// throws, the encoding thread stops and is waited for before the error is rethrown.
     static func run(
         rows: Int,
         encode: @escaping @Sendable (Range<Int>) -> ParameterRows,
