@@ -184,7 +184,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "EscrowCoreTests", dependencies: ["EscrowCore"], swiftSettings: strictSettings),
+        .testTarget(name: "EscrowCoreTests", dependencies: ["EscrowCore", "EscrowTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "EscrowNetworkTests",
             dependencies: ["EscrowNetwork", "EscrowCore", "EscrowTestSupport"],

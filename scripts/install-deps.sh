@@ -17,6 +17,7 @@ packages=(
   openssl             # certs/make-dev-certs.sh (tests make their certificates at run time)
   make                # building the C interop client
   gcc                 # building the C interop client
+  tmux                # the display-integrity tests render CLI output through a real terminal
 )
 
 missing=()

@@ -31,8 +31,10 @@ public struct Escrow: Sendable {
     /// Connects to the escrow daemon (`escrow serve`): at `socket`, else `$ESCROW_SOCKET`, else
     /// `$ESCROW_HOME/escrow.sock`.
     ///
-    /// - Throws: `EscrowError.daemonUnavailable` when no daemon answers there.
+    /// - Throws: `EscrowError.invalidRequest` when `app` is not a reverse-DNS id,
+    ///   `EscrowError.daemonUnavailable` when no daemon answers there.
     public static func connect(app: String, socket: String? = nil) async throws(EscrowError) -> Escrow {
+        try checkAppID(app)
         // An empty variable counts as unset, as in the shell's ${VAR:-…}.
         let environment = ProcessInfo.processInfo.environment.filter { !$0.value.isEmpty }
         guard let path = socket ?? environment["ESCROW_SOCKET"]
@@ -50,7 +52,11 @@ public struct Escrow: Sendable {
 
     /// An escrow running in this process over the escrow home `home` (the paper's library option):
     /// the same pipeline, approvals and audit log as the daemon.
+    ///
+    /// - Throws: `EscrowError.invalidRequest` when `app` is not a reverse-DNS id,
+    ///   `EscrowError.daemonUnavailable` when the home cannot be opened.
     public static func embedded(home: URL, app: String, logger: Logger = Logger(label: "escrow")) throws(EscrowError) -> Escrow {
+        try checkAppID(app)
         do {
             let host = try EscrowHost(home: EscrowHome(url: home), logger: logger)
             return Escrow(app: app, transport: .embedded(host))
@@ -66,7 +72,7 @@ public struct Escrow: Sendable {
     ///   - waitForApproval: when the flow is new or pending, how long to wait for the individual's
     ///     decision before throwing `.awaitingApproval`; nil throws at once.
     /// - Throws: `EscrowError` — `.awaitingApproval(flow:)`, `.denied`, `.revoked`,
-    ///   `.unknownFunction`, `.serverUnavailable`, `.invalidAccess(reason)`, …
+    ///   `.unknownFunction`, `.serverUnavailable`, `.invalidAccess(reason)`, `.invalidRequest(reason)`, …
     public func run<F: ComputeFunction>(access: String, compute: F.Type, on destination: Destination = .device,
                                         purpose: String, parameters: [String: String] = [:],
                                         waitForApproval: Duration? = nil) async throws(EscrowError) -> F.Output {
@@ -83,6 +89,13 @@ public struct Escrow: Sendable {
     public func runFrame(access: String, compute function: String, on destination: Destination = .device,
                          purpose: String, parameters: [String: String] = [:],
                          waitForApproval: Duration? = nil) async throws(EscrowError) -> Frame {
+        // The daemon checks the same rules; checking here too spares a round trip and names the
+        // rule to the app's developer at the call.
+        do {
+            try RequestText.check(app: app, purpose: purpose, sql: access, parameters: parameters)
+        } catch {
+            throw .invalidRequest(error.description)
+        }
         switch transport {
         case .daemon(let connection):
             var request = Escrow_V1_RunRequest()
@@ -122,6 +135,14 @@ public struct Escrow: Sendable {
                 }
                 if (try? host.flows.flow(flow).status) == .pending { throw DecisionError.awaitingApproval(flow: flow) }
             }
+        }
+    }
+
+    private static func checkAppID(_ app: String) throws(EscrowError) {
+        do {
+            try RequestText.checkAppID(app)
+        } catch {
+            throw .invalidRequest(error.description)
         }
     }
 

@@ -17,6 +17,10 @@ public enum EscrowError: Error, Sendable, Equatable, CustomStringConvertible {
     case serverUnavailable(String)
     /// The access SQL was refused or is not valid.
     case invalidAccess(String)
+    /// A text of the request breaks the escrow's rules (an app id that is not reverse-DNS, a
+    /// purpose or parameter with control or invisible characters, control characters in the SQL),
+    /// or a parameter the function does not take. Nothing was recorded.
+    case invalidRequest(String)
     /// No escrow daemon answers (or the embedded escrow home cannot be opened).
     case daemonUnavailable(String)
     /// Anything else (the function failed, its input did not fit, the audit could not be written…).
@@ -35,7 +39,7 @@ public enum EscrowError: Error, Sendable, Equatable, CustomStringConvertible {
         case .denied(let flow, let reason): "dataflow \(flow) was denied\(reason.isEmpty ? "" : ": \(reason)")"
         case .revoked(let flow): "dataflow \(flow) was revoked"
         case .unknownFunction(let message), .serverUnavailable(let message), .invalidAccess(let message),
-             .daemonUnavailable(let message), .failed(let message):
+             .invalidRequest(let message), .daemonUnavailable(let message), .failed(let message):
             message
         }
     }
@@ -58,6 +62,7 @@ public enum EscrowError: Error, Sendable, Equatable, CustomStringConvertible {
             case .unknownFunction: self = .unknownFunction(message)
             case .invalidAccess: self = .invalidAccess(message)
             case .serverUnavailable: self = .serverUnavailable(message)
+            case .badRequest: self = .invalidRequest(message)
             default: self = .failed(message)
             }
         case .connectionClosed:
@@ -82,6 +87,7 @@ public enum EscrowError: Error, Sendable, Equatable, CustomStringConvertible {
             case .revoked(let flow): self = .revoked(flow: flow)
             }
         case is AccessError: self = .invalidAccess("\(error)")
+        case is RequestTextError, is ComputeError: self = .invalidRequest("\(error)")
         case is CatalogError: self = .unknownFunction("\(error)")
         // From the host, a protocol or connection error can only come from a compute server.
         case is ServerError, is RemoteComputeError, is RPCError: self = .serverUnavailable("\(error)")

@@ -48,7 +48,10 @@ enum AuditRendering {
         ]
         let width = lines.map(\.0.count).max() ?? 0
         var text = palette.paint("Audit entry \(entry.seq)", .bold) + "\n"
+        // Values are escaped (DisplayText): the app id, purpose and reason came from an app.
+        let palettedLabel = "Outcome"
         for (label, value) in lines {
+            let value = label == palettedLabel ? value : DisplayText.escaped(value)
             let padded = label.isEmpty ? String(repeating: " ", count: width + 1)
                 : label + ":" + String(repeating: " ", count: width - label.count)
             text += "  \(padded)  \(value)\n"
@@ -60,14 +63,14 @@ enum AuditRendering {
 
     /// An array of entry objects, oldest first (see docs/CLI.md).
     static func json(_ entries: [AuditEntry]) -> String {
-        var writer = JSONWriter()
+        var writer = JSONWriter.forDisplay()
         writer.array(entries) { writer, entry in writer.object { fields(of: entry, into: &$0) } }
         return writer.text
     }
 
     /// One entry object (see docs/CLI.md).
     static func json(_ entry: AuditEntry) -> String {
-        var writer = JSONWriter()
+        var writer = JSONWriter.forDisplay()
         writer.object { fields(of: entry, into: &$0) }
         return writer.text
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EscrowCore
 import EscrowHost
 
 struct DenyCommand: AsyncParsableCommand {
@@ -22,7 +23,7 @@ struct DenyCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let record = try FlowStore(state: try global.stateDatabase()).deny(flow, reason: reason)
-            print("denied \(record.id)\(reason.map { ": \($0)" } ?? ""); the app's runs of it are refused")
+            print(DisplayText.escaped("denied \(record.id)\(reason.map { ": \($0)" } ?? ""); the app's runs of it are refused"))
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EscrowCore
 import EscrowHost
 import EscrowStore
 import Foundation
@@ -87,7 +88,8 @@ func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
     } catch let exit as ExitCode {
         throw exit
     } catch {
-        Terminal.standardError.write("escrow: \(error)\n")
+        // An error may quote what an app or a file sent: shown escaped, line breaks kept.
+        Terminal.standardError.write("escrow: \(DisplayText.escaped("\(error)", lineBreaks: true))\n")
         throw exitCode(for: error)
     }
 }

@@ -1,26 +1,36 @@
 import EscrowCore
 import EscrowHost
+import EscrowStore
 import Foundation
 
 extension FlowRendering {
     /// `escrow flows show`: the dataflow in plain words, for the person who decides.
-    static func text(_ flow: FlowRecord, history: [DecisionRecord], runs: [AuditEntry], palette: Palette) -> String {
+    ///
+    /// What it reads is the lineage the escrow computes from the SQL now (`check`), not what the
+    /// record says, and a record whose fields no longer give its key is shown with a warning.
+    static func text(_ flow: FlowRecord, check: Check, history: [DecisionRecord], runs: [AuditEntry], palette: Palette) -> String {
         var text = palette.paint("Dataflow \(flow.id)", .bold) + ", " + palette.paint(PlainWords.decision(flow), status: flow.status) + "\n\n"
-        func section(_ title: String, _ lines: [String]) {
+        for warning in check.warnings {
+            text += palette.paint("Warning: ", .red) + warning + "\n"
+        }
+        if !check.warnings.isEmpty { text += "\n" }
+        // Every line is escaped (DisplayText) as it is written, except those rendered here
+        // already: an app's text cannot move the cursor, reorder or hide what follows.
+        func section(_ title: String, _ lines: [String], rendered: Bool = false) {
             text += palette.paint(title, .bold) + "\n"
-            for line in lines { text += "  \(line)\n" }
+            for line in lines { text += "  \(rendered ? line : DisplayText.escaped(line))\n" }
             text += "\n"
         }
         section("Which app", [flow.app])
         section("Why (the app's stated purpose)", [flow.purpose])
-        section("What it reads", PlainWords.readsByTable(flow.reads))
-        section("The query (SQL)", flow.accessSQL.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+        section("What it reads", PlainWords.readsByTable(check.reads))
+        section("The query (SQL, as it runs)", query(flow), rendered: true)
         section("Which code", code(flow))
         section("Parameters", parameters(flow))
         section("Where it runs", [PlainWords.place(flow.destination)])
         section("What leaves the device", leaves(flow))
         section("Decision", decision(flow, history: history))
-        section("Last runs", lastRuns(runs, palette: palette))
+        section("Last runs", lastRuns(runs, palette: palette), rendered: true)
         section("What you can do", commands(flow))
         return String(text.dropLast())
     }
@@ -39,11 +49,46 @@ extension FlowRendering {
         return lines
     }
 
+    /// What the escrow computes of a flow record when it is shown, against what the record says.
+    struct Check {
+        /// The columns the SQL reads: its lineage computed now, or the recorded one when the SQL
+        /// no longer compiles against the home (a warning says so).
+        let reads: [String]
+        let warnings: [String]
+
+        init(_ flow: FlowRecord, home: EscrowHome) {
+            var warnings: [String] = []
+            if flow.identityKey != flow.key {
+                warnings.append("this record was changed outside the escrow: its app, purpose, SQL, code or parameters "
+                    + "are not those of the flow a decision applies to. Do not approve it; run `escrow audit verify`.")
+            }
+            do {
+                let lineage = try GuardedConnection(home: home).lineage(of: flow.accessSQL)
+                reads = lineage.sorted.map(\.description)
+                if Set(reads) != Set(flow.reads) {
+                    warnings.append("the recorded columns differ from what the SQL reads; shown: what the SQL reads.")
+                }
+            } catch {
+                reads = flow.reads
+                warnings.append("the SQL no longer compiles here (\(error)); shown: the columns recorded when it was new.")
+            }
+            self.warnings = warnings.map { DisplayText.escaped($0) }
+        }
+    }
+
+    /// The statement the escrow runs, laid out and escaped by `SQLDisplay`.
+    private static func query(_ flow: FlowRecord) -> [String] {
+        var lines = SQLDisplay.lines(flow.accessSQL)
+        if SQLDisplay.hasComments(flow.accessSQL) {
+            lines.append("(the app's comments are left out: they do not run)")
+        }
+        return lines
+    }
+
     private static func parameters(_ flow: FlowRecord) -> [String] {
-        guard let data = flow.parametersJSON.data(using: .utf8),
-              let values = try? JSONDecoder().decode([String: String].self, from: data), !values.isEmpty
-        else { return ["none"] }
-        return values.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }
+        guard let values = parameterValues(flow) else { return ["(the record cannot be read: \(flow.parametersJSON))"] }
+        if values.isEmpty { return ["none"] }
+        return values.map { "\($0.name) = \($0.value)" }
     }
 
     private static func leaves(_ flow: FlowRecord) -> [String] {

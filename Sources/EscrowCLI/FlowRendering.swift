@@ -1,6 +1,7 @@
 import EscrowCore
 import EscrowFunctions
 import EscrowHost
+import Foundation
 
 /// How the CLI shows dataflows: tables and plain words for people, JSON for programs.
 enum FlowRendering {
@@ -21,18 +22,26 @@ enum FlowRendering {
         EscrowFunctions.catalog.descriptors.first { $0.id == flow.function.id }
     }
 
+    /// The flow's parameters sorted by name, or nil when the record's JSON cannot be read.
+    static func parameterValues(_ flow: FlowRecord) -> [(name: String, value: String)]? {
+        guard let data = flow.parametersJSON.data(using: .utf8),
+              let values = try? JSONDecoder().decode([String: String].self, from: data)
+        else { return nil }
+        return values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
     // MARK: JSON
 
     /// An array of flow objects (see docs/CLI.md).
     static func json(_ flows: [FlowRecord]) -> String {
-        var writer = JSONWriter()
+        var writer = JSONWriter.forDisplay()
         writer.array(flows) { writer, flow in writer.object { object in fields(of: flow, into: &object) } }
         return writer.text
     }
 
     /// One flow object with its decision history and recent runs (see docs/CLI.md).
     static func json(_ flow: FlowRecord, history: [DecisionRecord], runs: [AuditEntry]) -> String {
-        var writer = JSONWriter()
+        var writer = JSONWriter.forDisplay()
         writer.object { object in
             fields(of: flow, into: &object)
             object.field("history") { writer in
@@ -65,7 +74,15 @@ enum FlowRendering {
                 function.field("summary", registered(flow)?.summary)
             }
         }
-        object.field("parameters") { $0.raw(flow.parametersJSON) }
+        object.field("parameters") { writer in
+            if let values = parameterValues(flow) {
+                writer.object { object in
+                    for (name, value) in values { object.field(name, value) }
+                }
+            } else {
+                writer.null()
+            }
+        }
         object.field("destination", flow.destination)
         object.field("reads", strings: flow.reads)
         object.field("tables", strings: flow.tables)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EscrowCore
 import EscrowHost
 
 struct FlowsListCommand: AsyncParsableCommand {
@@ -29,7 +30,7 @@ struct FlowsListCommand: AsyncParsableCommand {
             if json {
                 print(FlowRendering.json(flows))
             } else if flows.isEmpty {
-                print("no dataflows\(status.map { " with status \($0.rawValue)" } ?? "")\(app.map { " of \($0)" } ?? "")")
+                print(DisplayText.escaped("no dataflows\(status.map { " with status \($0.rawValue)" } ?? "")\(app.map { " of \($0)" } ?? "")"))
             } else {
                 print(FlowRendering.table(flows, palette: .standardOutput), terminator: "")
             }

@@ -35,7 +35,9 @@ struct FlowsShowCommand: AsyncParsableCommand {
             if json {
                 print(FlowRendering.json(record, history: history, runs: runs))
             } else {
-                print(FlowRendering.text(record, history: history, runs: runs, palette: .standardOutput), terminator: "")
+                let check = FlowRendering.Check(record, home: try global.escrowHome())
+                print(FlowRendering.text(record, check: check, history: history, runs: runs, palette: .standardOutput),
+                      terminator: "")
             }
         }
     }

@@ -5,7 +5,7 @@ import Foundation
 enum FrameRendering {
     /// `{"columns": [names…], "rows": [[values…], …]}`. Null is `null`, bytes are base64 strings.
     static func json(_ frame: Frame) -> String {
-        var writer = JSONWriter()
+        var writer = JSONWriter.forDisplay()
         writer.object { object in
             object.field("columns") { writer in
                 writer.array(frame.columnNames) { writer, name in writer.string(name) }

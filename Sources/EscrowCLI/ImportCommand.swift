@@ -1,4 +1,5 @@
 import ArgumentParser
+import EscrowCore
 import EscrowStore
 import Foundation
 
@@ -51,7 +52,7 @@ struct ImportCommand: AsyncParsableCommand {
             }
             var line = "imported \(summary.records) \(kind.rawValue) from \(url.path): \(summary.added) added, \(summary.updated) updated, \(summary.unchanged) already present"
             if summary.skippedFiles > 0 { line += ", \(summary.skippedFiles) files skipped (not photos, videos or audio)" }
-            print(line)
+            print(DisplayText.escaped(line))
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EscrowCore
 import EscrowStore
 import Foundation
 
@@ -15,7 +16,7 @@ struct InitCommand: AsyncParsableCommand {
         try await reportingErrors {
             let home = try global.escrowHome()
             try home.initialize()
-            print("escrow home ready at \(home.url.path)")
+            print(DisplayText.escaped("escrow home ready at \(home.url.path)"))
         }
     }
 }

@@ -25,7 +25,7 @@ struct LineageCommand: AsyncParsableCommand {
         try await reportingErrors {
             let host = try EscrowHost(home: try global.escrowHome(), logger: global.logger())
             for read in try host.lineage(of: sql).sorted {
-                print(read.description)
+                print(DisplayText.escaped(read.description))
             }
         }
     }

@@ -5,7 +5,7 @@ import EscrowStore
 enum ServerRendering {
     /// `[{"id", "addresses", "serverName", "addedAt"}, …]`.
     static func json(_ servers: [ServerRecord]) -> String {
-        var writer = JSONWriter()
+        var writer = JSONWriter.forDisplay()
         writer.array(servers) { writer, server in
             writer.object { object in
                 object.field("id", server.id)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EscrowCore
 import EscrowHost
 
 struct ServersCommand: AsyncParsableCommand {
@@ -66,7 +67,7 @@ struct ServersAddCommand: AsyncParsableCommand {
             let registry = try global.serverRegistry()
             let record = try registry.add(id: id, addresses: address, caFile: ca, serverName: serverName,
                                           clientCertificate: clientCertificate, clientKey: clientKey)
-            print("registered compute server \(record.id) at \(record.addresses.joined(separator: ", ")) (certificate name \(record.serverName))")
+            print(DisplayText.escaped("registered compute server \(record.id) at \(record.addresses.joined(separator: ", ")) (certificate name \(record.serverName))"))
         }
     }
 }
@@ -114,7 +115,7 @@ struct ServersRemoveCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             try global.serverRegistry().remove(id)
-            print("removed compute server \(id)")
+            print(DisplayText.escaped("removed compute server \(id)"))
         }
     }
 }

@@ -9,9 +9,23 @@ public struct JSONWriter: Sendable {
     @usableFromInline
     var storage: [UInt8] = []
 
+    /// Whether strings are written for a person's screen as well as for a parser: DEL, C1
+    /// controls and the characters `DisplayText` shows escaped (bidirectional overrides,
+    /// invisible and unassigned characters) are written as `\uXXXX` too. The text decodes to the
+    /// same strings either way.
+    @usableFromInline
+    var escapesUnsafeCharacters = false
+
     @inlinable
     public init(capacity: Int = 64) {
         storage.reserveCapacity(capacity)
+    }
+
+    /// A writer for output a person may read on a terminal (see `escapesUnsafeCharacters`).
+    public static func forDisplay(capacity: Int = 64) -> JSONWriter {
+        var writer = JSONWriter(capacity: capacity)
+        writer.escapesUnsafeCharacters = true
+        return writer
     }
 
     /// The JSON written so far.
@@ -33,6 +47,10 @@ public struct JSONWriter: Sendable {
     /// Writes a JSON string.
     @inlinable
     public mutating func string(_ value: String) {
+        if escapesUnsafeCharacters, DisplayText.needsEscaping(value) {
+            displayString(value)
+            return
+        }
         storage.append(0x22)
         var value = value
         value.withUTF8 { utf8 in
@@ -55,6 +73,42 @@ public struct JSONWriter: Sendable {
             storage.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<utf8.count]))
         }
         storage.append(0x22)
+    }
+
+    /// Writes a JSON string with every character `DisplayText` would escape as `\uXXXX`.
+    @usableFromInline
+    mutating func displayString(_ value: String) {
+        storage.append(0x22)
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": storage.append(contentsOf: [0x5C, 0x22])
+            case "\\": storage.append(contentsOf: [0x5C, 0x5C])
+            case "\n": storage.append(contentsOf: [0x5C, 0x6E])
+            case "\r": storage.append(contentsOf: [0x5C, 0x72])
+            case "\t": storage.append(contentsOf: [0x5C, 0x74])
+            default:
+                if DisplayText.isUnsafe(scalar) {
+                    if scalar.value > 0xFFFF {
+                        let value = scalar.value - 0x10000
+                        appendUnicodeEscape(UInt16(0xD800 + (value >> 10)))
+                        appendUnicodeEscape(UInt16(0xDC00 + (value & 0x3FF)))
+                    } else {
+                        appendUnicodeEscape(UInt16(scalar.value))
+                    }
+                } else {
+                    storage.append(contentsOf: String(scalar).utf8)
+                }
+            }
+        }
+        storage.append(0x22)
+    }
+
+    @usableFromInline
+    mutating func appendUnicodeEscape(_ unit: UInt16) {
+        storage.append(contentsOf: [0x5C, 0x75])
+        for shift in stride(from: 12, through: 0, by: -4) {
+            storage.append(Self.hexDigits[Int((unit >> UInt16(shift)) & 0x0F)])
+        }
     }
 
     /// Writes `null`.

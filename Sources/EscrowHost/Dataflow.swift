@@ -62,8 +62,6 @@ public struct RunResult: Sendable {
 /// A request the escrow could not run, other than bad access SQL (`AccessError`) or a failing
 /// compute function.
 public enum RunError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The app id or purpose is missing or malformed.
-    case invalidRequest(String)
     /// The access result does not have the columns the function declares.
     case inputMismatch(function: String, expects: String, problem: FrameError)
     /// compute() threw.
@@ -71,8 +69,6 @@ public enum RunError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .invalidRequest(let reason):
-            "invalid run request: \(reason)"
         case .inputMismatch(let function, let expects, let problem):
             "the access result does not fit \(function): \(problem); it expects \(expects)"
         case .computeFailed(let function, let reason):

@@ -54,7 +54,8 @@ public final class EscrowHost: Sendable {
 
     /// Runs a dataflow and returns compute()'s output.
     ///
-    /// - Throws: `AccessError` for refused or failing access SQL, `CatalogError` for an unknown
+    /// - Throws: `RequestTextError` for an app id, purpose, SQL or parameter that breaks
+    ///   `RequestText`'s rules, `AccessError` for refused or failing access SQL, `CatalogError` for an unknown
     ///   function, `ComputeError.invalidParameter` for a parameter the function does not take,
     ///   `RunError` for an invalid request, an unknown server, an access result that does not
     ///   match the function's declared inputs, or a failing function.
@@ -81,6 +82,12 @@ public final class EscrowHost: Sendable {
             facts.serverComputeMs = computed.serverComputeMs
         } catch {
             if let refusal = error as? DecisionError { facts.flowID = refusal.flow }
+            if error is RequestTextError {
+                // The refused texts are kept as a person would be shown them, and bounded: the
+                // log is no place for kilobytes of hostile text.
+                facts.app = Self.bounded(request.app)
+                facts.purpose = Self.bounded(request.purpose)
+            }
             facts.outcome = Self.outcome(of: error)
             facts.reason = "\(error)"
             facts.durationMs = GuardClock.seconds(since: started) * 1000
@@ -117,12 +124,8 @@ public final class EscrowHost: Sendable {
 
     /// Step 1: check the request, the SQL (guard and lineage), the function and the destination.
     func identify(_ request: DataflowRequest) throws -> Dataflow {
-        guard !request.app.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw RunError.invalidRequest("the app id is empty; pass the app's reverse-DNS id")
-        }
-        guard !request.purpose.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw RunError.invalidRequest("the purpose is empty; say why the app needs this data")
-        }
+        try RequestText.check(app: request.app, purpose: request.purpose, sql: request.access,
+                              parameters: request.parameters.sorted.lazy.map { (key: $0.name, value: $0.value) })
         let function = try catalog.function(request.compute)
         try function.check(request.parameters)
         if case .server(let id) = request.destination { _ = try servers.server(id) }
@@ -150,6 +153,12 @@ public final class EscrowHost: Sendable {
         } catch {
             logger.error("could not audit a refused or failed run", metadata: ["error": "\(error.message)"])
         }
+    }
+
+    /// A refused request's text as the audit keeps it: escaped for display, at most 300 characters.
+    static func bounded(_ text: String) -> String {
+        let shown = DisplayText.escaped(text)
+        return shown.count > 300 ? String(shown.prefix(299)) + "…" : shown
     }
 
     /// The audit outcome of a run that threw `error`.

@@ -38,7 +38,8 @@ struct FlowCycleTests {
         let digest = try #require(try await functionDigest("contacts.tuples"))
         let shown = try await home.escrow("flows", "show", flow)
         #expect(shown.succeeded, "\(shown)")
-        for mention in [app, purpose, "Contact: familyName, givenName, phoneNumbers", sql, digest, "contacts.tuples",
+        for mention in [app, purpose, "Contact: familyName, givenName, phoneNumbers",
+                        "  SELECT givenName, familyName, phoneNumbers\n  FROM Contact\n", digest, "contacts.tuples",
                         "on this device", "pending", "escrow approve \(flow)", "escrow deny \(flow)"] {
             #expect(shown.standardOutput.contains(mention), "\(mention) in \(shown)")
         }

@@ -91,8 +91,15 @@ enum SQLText {
     /// trailing semicolons dropped: two texts that differ only in layout normalize the same,
     /// any other change (a keyword's case, a literal, an identifier) does not.
     static func normalized(_ sql: String) -> String {
+        tokens(sql).map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
+    }
+
+    /// The statement's tokens, comments and whitespace left out, trailing semicolons dropped: words,
+    /// quoted strings and identifiers (verbatim, quotes included), runs of operator characters,
+    /// and single punctuation bytes.
+    static func tokens(_ sql: String) -> [ArraySlice<UInt8>] {
         let bytes = Array(sql.utf8)
-        var tokens: [[UInt8]] = []
+        var tokens: [ArraySlice<UInt8>] = []
         var index = 0
         func isWordByte(_ byte: UInt8) -> Bool {
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
@@ -128,10 +135,10 @@ enum SQLText {
                     end += 1
                 }
             }
-            tokens.append(Array(bytes[index..<min(end, bytes.count)]))
+            tokens.append(bytes[index..<min(end, bytes.count)])
             index = end
         }
-        while tokens.last == [0x3B] { tokens.removeLast() }
-        return tokens.map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
+        while tokens.last?.elementsEqual([0x3B]) == true { tokens.removeLast() }
+        return tokens
     }
 }

@@ -122,9 +122,8 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
             switch run {
             case .inputMismatch: .inputMismatch
             case .computeFailed: .functionFailed
-            case .invalidRequest: .badRequest
             }
-        case is ComputeError: .badRequest
+        case is ComputeError, is RequestTextError: .badRequest
         default: .functionFailed
         }
     }
