@@ -179,8 +179,9 @@ let package = Package(
         .testTarget(
             name: "EscrowTests",
             dependencies: [
-                "Escrow", "EscrowCore", "EscrowHost", "EscrowStore", "EscrowFunctions", "EscrowTestSupport",
+                "Escrow", "EscrowCore", "EscrowHost", "EscrowStore", "EscrowFunctions", "EscrowRPC", "EscrowTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
