@@ -21,7 +21,10 @@ extension FlowRendering {
             for line in lines { text += "  \(rendered ? line : DisplayText.escaped(line))\n" }
             text += "\n"
         }
-        section("Which app", [flow.app])
+        section("Which app", [flow.app, flow.programPath == nil
+            ? "(as declared; asked through this escrow's command line or an embedded escrow)"
+            : "(as the program below declares it: the escrow cannot verify app ids, so a decision holds for that program only)"])
+        section("Which program asks", program(flow, history: history))
         section("Why (the app's stated purpose)", [flow.purpose])
         section("What it reads", PlainWords.readsByTable(check.reads))
         section("The query (SQL, as it runs)", query(flow), rendered: true)
@@ -81,6 +84,16 @@ extension FlowRendering {
         var lines = SQLDisplay.lines(flow.accessSQL)
         if SQLDisplay.hasComments(flow.accessSQL) {
             lines.append("(the app's comments are left out: they do not run)")
+        }
+        return lines
+    }
+
+    private static func program(_ flow: FlowRecord, history: [DecisionRecord]) -> [String] {
+        guard let path = flow.programPath else { return ["not recorded (not asked through the daemon)"] }
+        var lines = [path, "SHA-256 of its executable: \(flow.programDigest ?? "unknown")"]
+        if history.last?.decision.hasPrefix("program changed") == true {
+            lines.append("it changed since your last decision (another executable at the same path):")
+            lines.append("approve again only if you updated this program yourself")
         }
         return lines
     }

@@ -84,6 +84,16 @@ enum FlowRendering {
             }
         }
         object.field("destination", flow.destination)
+        object.field("program") { writer in
+            if let path = flow.programPath {
+                writer.object { program in
+                    program.field("path", path)
+                    program.field("sha256", flow.programDigest)
+                }
+            } else {
+                writer.null()
+            }
+        }
         object.field("reads", strings: flow.reads)
         object.field("tables", strings: flow.tables)
         switch flow.approval {

@@ -15,9 +15,12 @@ public struct DataflowRequest: Sendable, Hashable {
     public var destination: Destination
     /// Non-personal inputs for compute() (part of the flow the individual sees).
     public var parameters: ComputeParameters
-    /// Who asked, when the escrow knows (the daemon: `uid N pid M`). Recorded in the audit entry;
-    /// not part of the dataflow's identity.
+    /// Who asked, when the escrow knows (the daemon: `uid N pid M, PATH (SHA-256 HEX)`). Recorded
+    /// in the audit entry; not part of the dataflow's identity.
     public var caller: String?
+    /// The program that asked, when the escrow knows (runs through the daemon). Its path is part
+    /// of the dataflow's identity; its digest is checked against the one the decision was made for.
+    public var program: CallerProgram?
 
     public init(app: String, purpose: String, access: String, compute: String,
                 destination: Destination = .device, parameters: ComputeParameters = ComputeParameters()) {

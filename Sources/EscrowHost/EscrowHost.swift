@@ -139,7 +139,8 @@ public final class EscrowHost: Sendable {
     /// - Returns: the flow's short id.
     /// - Throws: `DecisionError` when the flow may not run now.
     func decide(_ flow: Dataflow) throws -> String {
-        switch try flows.decide(flow.identity, accessSQL: flow.request.access, lineage: flow.lineage) {
+        switch try flows.decide(flow.identity, accessSQL: flow.request.access, lineage: flow.lineage,
+                                program: flow.request.program) {
         case .allowed(let id): return id
         case .refused(let refusal): throw refusal
         }

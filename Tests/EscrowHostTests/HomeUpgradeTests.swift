@@ -18,6 +18,7 @@ import Testing
             // Turn the state file back into schema version 3, as escrow made it before the caller column.
             let state = try Database(path: temporary.home.stateDatabasePath, mode: .readWrite)
             try state.execute("""
+                ALTER TABLE Flow DROP COLUMN programDigest; ALTER TABLE Flow DROP COLUMN programPath;
                 ALTER TABLE AuditEntry DROP COLUMN serverComputeMs; ALTER TABLE AuditEntry DROP COLUMN caller;
                 PRAGMA user_version = 3
                 """)

@@ -16,6 +16,8 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
     private let logger: Logger
     /// `uid N pid M` of the app's process, from the socket.
     private var caller: String?
+    /// The program the app's process runs, read once per connection off the event loop.
+    private var program: Task<Result<CallerProgram, CallerProgramError>, Never>?
 
     init(host: EscrowHost, daemon: HostDaemon, logger: Logger) {
         self.host = host
@@ -27,6 +29,9 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         PeerCredentials.read(context.channel)?.whenSuccess { credentials in
             handler.value.caller = credentials.description
+            handler.value.program = Task.detached {
+                Result { () throws(CallerProgramError) in try CallerProgram.of(pid: credentials.pid) }
+            }
         }
         context.fireChannelActive()
     }
@@ -37,7 +42,7 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
         switch envelope.body {
         case .runRequest(let request):
             daemon.began()
-            Self.launch(request, id: id, host: host, daemon: daemon, caller: caller, channel: context.channel)
+            Self.launch(request, id: id, host: host, daemon: daemon, caller: caller, program: program, channel: context.channel)
         case .ping(let ping):
             var reply = Escrow_V1_Envelope()
             reply.requestID = id
@@ -51,9 +56,10 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
     /// Runs a request in its own task and writes the answer; the daemon counts it as running
     /// until the answer is written.
     private static func launch(_ request: Escrow_V1_RunRequest, id: UInt64, host: EscrowHost, daemon: HostDaemon,
-                               caller: String?, channel: any Channel) {
+                               caller: String?, program: Task<Result<CallerProgram, CallerProgramError>, Never>?,
+                               channel: any Channel) {
         Task {
-            let (reply, output) = await run(request, id: id, host: host, caller: caller)
+            let (reply, output) = await run(request, id: id, host: host, caller: caller, program: program)
             guard let frame = reply.replyFrame(carrying: output, orElse: { error in
                 Self.error(id, .functionFailed, "the output cannot be sent: \(error)")
             }) else {
@@ -66,12 +72,23 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
 
     /// Runs the dataflow, waiting for the individual's decision when the app asked to.
     private static func run(_ request: Escrow_V1_RunRequest, id: UInt64, host: EscrowHost,
-                            caller: String?) async -> (reply: Escrow_V1_Envelope, output: Frame?) {
+                            caller: String?, program: Task<Result<CallerProgram, CallerProgramError>, Never>?) async
+        -> (reply: Escrow_V1_Envelope, output: Frame?) {
         var dataflow = DataflowRequest(app: request.app, purpose: request.purpose, access: request.accessSql,
                                        compute: request.functionID,
                                        destination: request.serverID.isEmpty ? .device : .server(request.serverID),
                                        parameters: ComputeParameters(request.parameters))
-        dataflow.caller = caller
+        // A decision is bound to the program that asks: a process the escrow cannot identify is
+        // refused, or it could pass for any program.
+        switch await program?.value {
+        case .success(let identified)?:
+            dataflow.program = identified
+            dataflow.caller = [caller, identified.description].compactMap { $0 }.joined(separator: ", ")
+        case .failure(let error)?:
+            return (Self.error(id, .badRequest, error.description), nil)
+        case nil:
+            return (Self.error(id, .badRequest, "the escrow cannot read the credentials of the process at the other end of its socket"), nil)
+        }
         let clock = ContinuousClock()
         let waitUntil = clock.now + .milliseconds(Int64(clamping: request.waitForDecisionMs))
         while true {

@@ -1,7 +1,8 @@
 import EscrowCore
 
 /// What makes two dataflow requests the same dataflow: app, purpose, normalized access SQL,
-/// compute function (id, version, code digest), parameters and destination. A change to any of
+/// compute function (id, version, code digest), parameters, destination and, for runs through
+/// the daemon, the path of the program that asked. A change to any of
 /// them is a different flow that needs its own decision; a change of the SQL's layout (spaces,
 /// line breaks, comments) is not.
 public struct FlowIdentity: Sendable, Hashable {
@@ -11,6 +12,8 @@ public struct FlowIdentity: Sendable, Hashable {
     public let function: FunctionDescriptor
     public let parameters: ComputeParameters
     public let destination: Destination
+    /// The path of the program that asked (runs through the daemon); nil for in-process runs.
+    public let programPath: String?
 
     public init(request: DataflowRequest, function: FunctionDescriptor) {
         app = request.app
@@ -19,6 +22,7 @@ public struct FlowIdentity: Sendable, Hashable {
         self.function = function
         parameters = request.parameters
         self.destination = request.destination
+        programPath = request.program?.path
     }
 
     /// SHA-256 (hex) of the canonical encoding: every part length-prefixed, in a fixed order.
@@ -37,6 +41,11 @@ public struct FlowIdentity: Sendable, Hashable {
             encoder.append(value)
         }
         encoder.append(destination.description)
+        // Added with schema version 6, only when known, so flows asked in-process keep their keys.
+        if let programPath {
+            encoder.append("program")
+            encoder.append(programPath)
+        }
         return encoder.sha256()
     }
 

@@ -14,8 +14,9 @@ extension FlowRecord {
         else { return nil }
         let destination: Destination = destination.hasPrefix("server:")
             ? .server(String(destination.dropFirst("server:".count))) : .device
-        let request = DataflowRequest(app: app, purpose: purpose, access: accessSQL, compute: function.id,
+        var request = DataflowRequest(app: app, purpose: purpose, access: accessSQL, compute: function.id,
                                       destination: destination, parameters: ComputeParameters(parameters))
+        request.program = programPath.map { CallerProgram(path: $0, sha256: programDigest ?? "") }
         return FlowIdentity(request: request, function: function).key
     }
 }

@@ -60,6 +60,11 @@ public struct FlowRecord: Sendable, Hashable {
     public let reason: String?
     public let createdAt: String
     public let decidedAt: String?
+    /// The path of the program that asked for the flow through the daemon; nil for flows asked
+    /// in-process (CLI, embedded escrow).
+    public let programPath: String?
+    /// SHA-256 of the program's executable the current decision was made for (the latest seen).
+    public let programDigest: String?
 
     /// The tables read, sorted.
     public var tables: [String] {

@@ -27,11 +27,17 @@ public struct FlowStore: Sendable {
 
     /// The decision step: finds (or records, as pending) the flow, and says whether it may run.
     /// Consumes a `once` approval; an expired `until` approval turns the flow back to pending.
-    public func decide(_ identity: FlowIdentity, accessSQL: String, lineage: Lineage) throws -> Verdict {
+    ///
+    /// - Parameter program: the program that asked (runs through the daemon). When its digest
+    ///   differs from the one the flow's current decision was made for, the new digest is
+    ///   recorded in the flow's history and an approval turns back to pending: the individual
+    ///   approved another executable.
+    public func decide(_ identity: FlowIdentity, accessSQL: String, lineage: Lineage,
+                       program: CallerProgram? = nil) throws -> Verdict {
         let key = identity.key
         // The common case — an approval in force that nothing needs to change — only reads.
         let standing = try state.read { database in try Self.flow(key: key, in: database) }
-        if let standing, standing.status == .approved {
+        if let standing, standing.status == .approved, program == nil || standing.programDigest == program?.sha256 {
             switch standing.approval {
             case .always?: return .allowed(flow: standing.id)
             case .until(let until)? where StateDatabase.now().seconds < until: return .allowed(flow: standing.id)
@@ -42,8 +48,20 @@ public struct FlowStore: Sendable {
             let now = StateDatabase.now()
             guard let current = try Self.flow(key: key, in: database) else {
                 let id = try Self.insertPending(identity, key: key, accessSQL: accessSQL, lineage: lineage,
-                                                 now: now.text, in: database)
+                                                 program: program, now: now.text, in: database)
                 return .refused(.awaitingApproval(flow: id))
+            }
+            if let program, current.programDigest != program.sha256 {
+                try database.prepare("UPDATE Flow SET programDigest = ? WHERE id = ?").run([.text(program.sha256), .text(current.id)])
+                let reason = "the program at \(program.path) is another executable now (SHA-256 "
+                    + "\(current.programDigest.map { String($0.prefix(12)) } ?? "unknown")… → \(program.sha256.prefix(12))…)"
+                if current.status == .approved {
+                    try Self.setStatus(current.id, .pending, approval: nil, until: nil, reason: nil, now: now.text,
+                                       history: "program changed: pending", historyReason: reason, in: database)
+                    return .refused(.awaitingApproval(flow: current.id))
+                }
+                try database.prepare("INSERT INTO Decision (flowId, time, decision, reason) VALUES (?, ?, 'program changed', ?)")
+                    .run([.text(current.id), .text(now.text), .text(reason)])
             }
             switch (current.status, current.approval) {
             case (.approved, .always?):
@@ -148,7 +166,7 @@ public struct FlowStore: Sendable {
 
     private static let columns = """
         id, key, app, purpose, accessSQL, normalizedSQL, functionId, functionVersion, functionDigest, parameters,
-        destination, reads, status, approval, approvedUntil, reason, createdAt, decidedAt
+        destination, reads, status, approval, approvedUntil, reason, createdAt, decidedAt, programPath, programDigest
         """
 
     private static func record(_ row: Statement) -> FlowRecord {
@@ -166,7 +184,8 @@ public struct FlowStore: Sendable {
             parametersJSON: row.string(9) ?? "{}", destination: row.string(10) ?? "",
             reads: JSONStrings.decode(row.string(11)),
             status: FlowStatus(rawValue: row.string(12) ?? "") ?? .pending, approval: approval,
-            reason: row.string(15), createdAt: row.string(16) ?? "", decidedAt: row.string(17)
+            reason: row.string(15), createdAt: row.string(16) ?? "", decidedAt: row.string(17),
+            programPath: row.string(18), programDigest: row.string(19)
         )
     }
 
@@ -193,11 +212,11 @@ public struct FlowStore: Sendable {
     }
 
     private static func insertPending(_ identity: FlowIdentity, key: String, accessSQL: String, lineage: Lineage,
-                                      now: String, in database: Database) throws -> String {
+                                      program: CallerProgram?, now: String, in database: Database) throws -> String {
         let insert = try database.prepare("""
             INSERT OR IGNORE INTO Flow (id, key, app, purpose, accessSQL, normalizedSQL, functionId, functionVersion,
-                functionDigest, parameters, destination, reads, status, createdAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)
+                functionDigest, parameters, destination, reads, status, createdAt, programPath, programDigest)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
             """)
         // The short id is the key's first 8 hex characters, longer in the unlikely case of a clash.
         for length in stride(from: 8, through: 64, by: 4) {
@@ -207,6 +226,7 @@ public struct FlowStore: Sendable {
                 .text(identity.normalizedSQL), .text(identity.function.id), .integer(Int64(identity.function.version)),
                 .text(identity.function.codeDigest), .text(identity.parametersJSON), .text(identity.destination.description),
                 .text(JSONStrings.encode(lineage.sorted.map(\.description))), .text(now),
+                .nullable(program?.path), .nullable(program?.sha256),
             ])
             if database.changes == 1 {
                 try database.prepare("INSERT INTO Decision (flowId, time, decision) VALUES (?, ?, 'new: pending')")
@@ -217,13 +237,14 @@ public struct FlowStore: Sendable {
         throw StoreError(message: "cannot record dataflow \(key): no free short id")
     }
 
+    /// Sets a flow's decision and adds it to the history (with `historyReason`, else `reason`).
     private static func setStatus(_ id: String, _ status: FlowStatus, approval: String?, until: String?, reason: String?,
-                                  now: String, history: String, in database: Database) throws {
+                                  now: String, history: String, historyReason: String? = nil, in database: Database) throws {
         try database.prepare("""
             UPDATE Flow SET status = ?, approval = ?, approvedUntil = ?, reason = ?, decidedAt = ? WHERE id = ?
             """).run([.text(status.rawValue), .nullable(approval), .nullable(until), .nullable(reason), .text(now), .text(id)])
         try database.prepare("INSERT INTO Decision (flowId, time, decision, reason) VALUES (?, ?, ?, ?)")
-            .run([.text(id), .text(now), .text(history), .nullable(reason)])
+            .run([.text(id), .text(now), .text(history), .nullable(historyReason ?? reason)])
     }
 }
 

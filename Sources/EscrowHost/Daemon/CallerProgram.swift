@@ -1,0 +1,94 @@
+import Crypto
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The program an app's process runs: its executable's path and the SHA-256 of its bytes, read
+/// by the daemon from the process at the other end of the socket (`/proc/PID/exe`).
+///
+/// The daemon cannot verify the app id an app declares; it can tell which program asks. A
+/// decision is bound to the program's path (another program claiming the same app id asks for a
+/// new flow) and to its digest (an update of the program at that path turns an approval back to
+/// pending, saying so). See docs/AUDIT.md, "Who is asking".
+public struct CallerProgram: Sendable, Hashable, CustomStringConvertible {
+    /// The executable's absolute path (Linux appends ` (deleted)` when the file was replaced or
+    /// removed after the process started).
+    public let path: String
+    /// SHA-256 (hex) of the executable the process runs (read through `/proc/PID/exe`, so it is
+    /// the running file even when the path now names another).
+    public let sha256: String
+
+    public init(path: String, sha256: String) {
+        self.path = path
+        self.sha256 = sha256
+    }
+
+    /// `PATH (SHA-256 HEX)`.
+    public var description: String { "\(path) (SHA-256 \(sha256))" }
+
+    /// The program process `pid` runs.
+    ///
+    /// Digests are cached per executable file (device, inode, size, modification and change
+    /// times), so a program is hashed once per escrow process.
+    ///
+    /// - Throws: `CallerProgramError` when the process is gone or its executable cannot be read
+    ///   (for example a process that made itself non-dumpable).
+    public static func of(pid: pid_t) throws(CallerProgramError) -> CallerProgram {
+        let link = "/proc/\(pid)/exe"
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(link, &buffer, buffer.count - 1)
+        guard length > 0 else { throw CallerProgramError(pid: pid, reason: String(cString: strerror(errno))) }
+        let path = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+
+        let descriptor = open(link, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CallerProgramError(pid: pid, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw CallerProgramError(pid: pid, reason: String(cString: strerror(errno))) }
+        let file = FileKey(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int64(status.st_size),
+                           modified: status.st_mtim.tv_sec &* 1_000_000_000 &+ status.st_mtim.tv_nsec,
+                           changed: status.st_ctim.tv_sec &* 1_000_000_000 &+ status.st_ctim.tv_nsec)
+        if let digest = digests.withLock({ $0[file] }) { return CallerProgram(path: path, sha256: digest) }
+
+        var hasher = SHA256()
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CallerProgramError(pid: pid, reason: String(cString: strerror(errno)))
+            }
+            if count == 0 { break }
+            chunk.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        }
+        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        digests.withLock { cache in
+            if cache.count >= 256 { cache.removeAll() }
+            cache[file] = digest
+        }
+        return CallerProgram(path: path, sha256: digest)
+    }
+
+    private struct FileKey: Hashable {
+        let device: UInt64
+        let inode: UInt64
+        let size: Int64
+        let modified: Int
+        let changed: Int
+    }
+
+    private static let digests = Mutex<[FileKey: String]>([:])
+}
+
+/// The daemon could not tell which program a process runs.
+public struct CallerProgramError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let pid: pid_t
+    public let reason: String
+
+    public var description: String {
+        "the escrow cannot tell which program process \(pid) runs (\(reason)); an app must run as an ordinary "
+            + "process of your user, whose executable the escrow can read"
+    }
+}
