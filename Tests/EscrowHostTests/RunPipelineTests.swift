@@ -127,12 +127,13 @@ import Testing
             await #expect(throws: ServerError.unknownServer("compute-1")) {
                 try await host.runApproving(app: "a.b", purpose: "p", access: sql, compute: "location.region", on: .server("compute-1"))
             }
-            await #expect(throws: RunError.self) {
+            await #expect(throws: RequestTextError(.appID, " ", .notReverseDNS)) {
                 try await host.runApproving(app: " ", purpose: "p", access: sql, compute: "location.region")
             }
-            await #expect(throws: RunError.self) {
+            await #expect(throws: RequestTextError(.purpose, "", .empty)) {
                 try await host.runApproving(app: "a.b", purpose: "", access: sql, compute: "location.region")
             }
+            #expect(try host.flows.list().isEmpty, "a refused request records no flow")
         }
     }
 

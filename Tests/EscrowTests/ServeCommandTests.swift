@@ -62,6 +62,8 @@ import Testing
         // The run came through the socket from this test process: the entry names it.
         let shown = try Self.escrow(["--home", home.path, "audit", "show", "2"])
         #expect(shown.output.contains("Asked by:"))
-        #expect(shown.output.contains("process uid \(getuid()) pid \(getpid()) (through the daemon)"))
+        #expect(shown.output.contains("process uid \(getuid()) pid \(getpid()), \(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) (SHA-256 "),
+                "the caller and the program it runs: \(shown.output)")
+        #expect(shown.output.contains("(through the daemon)"))
     }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import EscrowStore
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -63,7 +64,7 @@ public struct CallerProgram: Sendable, Hashable, CustomStringConvertible {
             if count == 0 { break }
             chunk.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         }
-        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let digest = Hex.encode(hasher.finalize())
         digests.withLock { cache in
             if cache.count >= 256 { cache.removeAll() }
             cache[file] = digest
