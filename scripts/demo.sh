@@ -114,6 +114,9 @@ show "$escrow" run --app org.example.sneaky --purpose "Read everything" \
   --sql "SELECT * FROM sqlite_master" --compute identity || true
 show "$escrow" run --app org.example.sneaky --purpose "Wipe" \
   --sql "DELETE FROM Contact" --compute identity || true
+echo "...nor around what you are shown: a purpose that would rewrite the screen is refused, escaped:"
+show "$escrow" run --app org.example.sneaky --purpose $'Weather\r\e[2KWhat it reads: nothing' \
+  --sql "SELECT phoneNumbers FROM Contact" --compute identity || true
 
 step "11. Apps through the SDK: the daemon, the compute server and the apps' own backend"
 echo "The operator's compute server (mutual TLS, certificates made just now), the apps' backend,"
