@@ -145,7 +145,7 @@ struct AuditWitnessTests {
         let store = try AuditWitnessStore(folder: folder.path)
         let host = String(repeating: "1", count: 64)
         var previous = (seq: 0, hash: "")
-        for seq in 1...200 {
+        for seq in 1...120 {
             let digit: Character = seq.isMultiple(of: 2) ? "a" : "b"
             let head = try Self.head(seq, digit)
             _ = try store.witness(.with {
@@ -158,9 +158,9 @@ struct AuditWitnessTests {
         let kept = try store.heads(for: host).map(\.head.seq)
         #expect(kept.count <= AuditWitnessStore.maximumHeadsPerHost)
         #expect(kept.first == 1)
-        #expect(kept.last == 200)
+        #expect(kept.last == 120)
         #expect(kept == kept.sorted())
-        #expect(kept.filter { $0 <= 100 }.count >= 10, "old heads stay spread out: \(kept)")
+        #expect(kept.filter { $0 <= 60 }.count >= 10, "old heads stay spread out: \(kept)")
         #expect(throws: WitnessError.self, "a second server on the same store") { try AuditWitnessStore(folder: folder.path) }
     }
 

@@ -118,7 +118,11 @@ public final class AuditWitnessing: Sendable {
         guard start else { return }
         Task.detached { [self] in
             while true {
-                _ = await push(timeout: .seconds(10))
+                // Nobody else hears of a background push: its failures are warnings in the log.
+                for result in await push(timeout: .seconds(10)) {
+                    guard let problem = result.problem else { continue }
+                    logger.warning("audit head not witnessed", metadata: ["witness": "\(result.serverID)", "error": "\(problem)"])
+                }
                 let again = pushing.withLock { flags -> Bool in
                     if flags.again {
                         flags.again = false
@@ -133,6 +137,7 @@ public final class AuditWitnessing: Sendable {
     }
 
     /// Sends the log's current signed head to every witness and keeps their countersignatures.
+    /// Failures are the caller's to report (they are logged at level info only).
     ///
     /// - Parameter timeout: per witness, for connecting and for each answer.
     /// - Returns: one result per witness (none when there are none or the log is empty).
@@ -149,7 +154,7 @@ public final class AuditWitnessing: Sendable {
         do {
             head = try audit.signedHead()
         } catch {
-            logger.warning("cannot sign the audit head", metadata: ["error": "\(error)"])
+            logger.info("cannot sign the audit head", metadata: ["error": "\(error)"])
             return witnesses.map {
                 WitnessPushResult(serverID: $0.serverID, witnessed: nil, problem: "cannot sign the audit head: \(error)")
             }
@@ -187,7 +192,7 @@ public final class AuditWitnessing: Sendable {
             logger.info("audit head witnessed", metadata: ["witness": "\(id)", "seq": "\(witnessed.head.seq)"])
             return WitnessPushResult(serverID: id, witnessed: witnessed, problem: nil)
         } catch {
-            logger.warning("audit head not witnessed", metadata: ["witness": "\(id)", "error": "\(error)"])
+            logger.info("audit head not witnessed", metadata: ["witness": "\(id)", "error": "\(error)"])
             return WitnessPushResult(serverID: id, witnessed: nil, problem: "\(error)")
         }
     }
