@@ -18,6 +18,7 @@ import Testing
             // Turn the state file back into schema version 3, as escrow made it before the caller column.
             let state = try Database(path: temporary.home.stateDatabasePath, mode: .readWrite)
             try state.execute("""
+                DROP TABLE WitnessedHead; DROP TABLE AuditWitness;
                 ALTER TABLE AuditEntry DROP COLUMN serverComputeMs; ALTER TABLE AuditEntry DROP COLUMN caller;
                 PRAGMA user_version = 3
                 """)
@@ -28,6 +29,10 @@ import Testing
             _ = try await upgraded.runApproving(app: "a.b", purpose: "p", access: "SELECT givenName FROM Contact",
                                                 compute: "identity")
             #expect(try upgraded.audit.verify() == .intact(entries: 3))
+            // The upgraded home gets its audit key the first time it signs its head.
+            #expect(!FileManager.default.fileExists(atPath: upgraded.audit.signingKeyPath))
+            #expect(try upgraded.audit.signedHead() != nil)
+            #expect(FileManager.default.fileExists(atPath: upgraded.audit.signingKeyPath))
         }
     }
 
