@@ -34,6 +34,9 @@ struct AuditVerifyCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds to wait for each witness.", valueName: "S"))
     var timeout = 10
 
+    @Flag(help: "Print the result as a JSON object (on standard output, also when the log is broken).")
+    var json = false
+
     func validate() throws {
         guard timeout >= 1 else { throw ValidationError("--timeout must be at least 1 second") }
     }
@@ -63,12 +66,47 @@ struct AuditVerifyCommand: AsyncParsableCommand {
                 }
             }
             report += Self.witnessReport(check, witnessed: !witnesses.isEmpty || check.newest != nil, kept: kept != nil)
+            if json { print(Self.json(problems: problems, check: check, kept: kept)) }
             guard problems.isEmpty else {
                 for problem in problems { Terminal.standardError.write("escrow: \(problem)\n") }
                 throw CLIError("the entries named above cannot be trusted; copy this escrow home aside as evidence before running anything else")
             }
-            for line in report { print(line) }
+            if !json {
+                for line in report { print(line) }
+            }
         }
+    }
+
+    /// `{"intact", "entries", "problems", "witnessed", "unwitnessedSince", "unreachable",
+    /// "keptHead"}` (docs/CLI.md, `audit verify --json`).
+    static func json(problems: [String], check: WitnessCheck, kept: SignedAuditHead?) -> String {
+        var writer = JSONWriter()
+        writer.object { object in
+            object.field("intact") { $0.bool(problems.isEmpty) }
+            object.field("entries", int: check.lastSeq)
+            object.field("problems", strings: problems)
+            object.field("witnessed") { writer in
+                guard let newest = check.newest else { return writer.null() }
+                writer.object { witnessed in
+                    witnessed.field("seq", int: newest.head.head.seq)
+                    witnessed.field("witness", newest.serverID)
+                    witnessed.field("at", newest.head.witnessedAt)
+                }
+            }
+            object.field("unwitnessedSince", int: check.newest?.head.head.seq ?? 0)
+            object.field("unreachable") { writer in
+                writer.array(check.unreachable) { writer, witness in
+                    writer.object { unreachable in
+                        unreachable.field("witness", witness.serverID)
+                        unreachable.field("reason", witness.reason)
+                    }
+                }
+            }
+            object.field("keptHead") { writer in
+                if let kept { writer.int(Int64(kept.seq)) } else { writer.null() }
+            }
+        }
+        return writer.text
     }
 
     /// How far the log is witnessed, in words; without a witness, what the check can and cannot

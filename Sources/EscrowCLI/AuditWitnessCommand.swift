@@ -16,8 +16,10 @@ struct AuditWitnessCommand: AsyncParsableCommand {
             Example:
               escrow audit witness add compute-1
               escrow audit witness
+              escrow audit witness list
             """,
-        subcommands: [AuditWitnessPushCommand.self, AuditWitnessAddCommand.self, AuditWitnessRemoveCommand.self],
+        subcommands: [AuditWitnessPushCommand.self, AuditWitnessListCommand.self, AuditWitnessAddCommand.self,
+                      AuditWitnessRemoveCommand.self],
         defaultSubcommand: AuditWitnessPushCommand.self
     )
 }
@@ -73,6 +75,35 @@ struct AuditWitnessPushCommand: AsyncParsableCommand {
                 }
             }
             if failed { throw ExitCode.failure }
+        }
+    }
+}
+
+struct AuditWitnessListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the witnesses, their pinned keys and the newest entry each countersigned.",
+        discussion: "Example:\n  escrow audit witness list"
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let witnessing = try global.witnessing()
+            let witnesses = try witnessing.witnesses()
+            guard !witnesses.isEmpty else {
+                print("no audit witness; add a registered compute server with `escrow audit witness add SERVER`")
+                return
+            }
+            var newest: [String: String] = [:]
+            for stored in try witnessing.storedHeads() {
+                newest[stored.serverID] = stored.head.map { "entry \(stored.seq) at \($0.witnessedAt)" } ?? "entry \(stored.seq) (altered)"
+            }
+            print(TextTable.render(header: ["WITNESS", "KEY (PINNED)", "ADDED (UTC)", "COUNTERSIGNED"], rows: witnesses.map { witness in
+                [witness.serverID, witness.witnessKey.map { "\($0.prefix(16))…" } ?? "not yet", witness.addedAt,
+                 newest[witness.serverID] ?? "nothing yet"]
+            }), terminator: "")
         }
     }
 }

@@ -77,6 +77,26 @@ struct AuditWitnessCommandTests {
         let key = setup.home.url.appendingPathComponent("audit-key").path
         let mode = try FileManager.default.attributesOfItem(atPath: key)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)
+
+        let json = try #require(try await setup.home.escrow("audit", "verify", "--json").jsonObject)
+        #expect(json["intact"] as? Bool == true)
+        #expect(json["entries"] as? Int == 3)
+        #expect((json["witnessed"] as? [String: Any])?["seq"] as? Int == 3)
+        #expect((json["witnessed"] as? [String: Any])?["witness"] as? String == "compute-1")
+        #expect(json["unwitnessedSince"] as? Int == 3)
+
+        let listed = try await setup.home.escrow("audit", "witness", "list")
+        #expect(listed.outputLines.count == 2, "\(listed)")
+        #expect(listed.outputLines.last?.hasPrefix("compute-1") == true, "\(listed)")
+        #expect(listed.standardOutput.contains("entry 3 at "), "\(listed)")
+        #expect(!listed.standardOutput.contains("not yet"), "the witness's key was pinned: \(listed)")
+
+        #expect(try await setup.home.escrow("audit", "witness", "remove", "compute-1").succeeded)
+        let again = try await setup.home.escrow("audit", "witness", "remove", "compute-1")
+        #expect(again.status == 1, "\(again)")
+        #expect(again.standardError.contains("compute-1 is not a witness of this audit log"), "\(again)")
+        let removed = try await setup.home.escrow("audit", "verify")
+        #expect(removed.standardOutput.contains("witnessed up to entry 3 by compute-1"), "its countersignature still counts: \(removed)")
     }
 
     @Test("a log truncated with its head record reset is detected, also once the local copies are deleted")
@@ -95,6 +115,10 @@ struct AuditWitnessCommandTests {
         #expect(verified.standardOutput.isEmpty, "\(verified)")
         #expect(verified.standardError.contains("the log ends at entry 2 but witness compute-1 countersigned entry 3 at "), "\(verified)")
         #expect(verified.standardError.contains("copy this escrow home aside as evidence"), "\(verified)")
+        let json = try await setup.home.escrow("audit", "verify", "--json")
+        #expect(json.status == 1, "\(json)")
+        #expect(json.jsonObject?["intact"] as? Bool == false, "\(json)")
+        #expect((json.jsonObject?["problems"] as? [String])?.count == 1, "\(json)")
 
         let forget = try await SQLiteShell.run(setup.database, "DELETE FROM WitnessedHead")
         try #require(forget.status == 0, "sqlite3: \(forget.error)")
@@ -153,6 +177,10 @@ struct AuditWitnessCommandTests {
             "witnessed up to entry 3 by compute-1 at "), "\(verified)")
         #expect(verified.standardOutput.contains("unwitnessed since entry 3: entry 4 is not witnessed yet"), "\(verified)")
         #expect(verified.standardOutput.contains("witness compute-1 could not be asked"), "\(verified)")
+        let json = try #require(try await setup.home.escrow("audit", "verify", "--json", "--timeout", "5").jsonObject)
+        #expect(json["intact"] as? Bool == true)
+        #expect(json["unwitnessedSince"] as? Int == 3)
+        #expect((json["unreachable"] as? [[String: Any]])?.first?["witness"] as? String == "compute-1")
     }
 
     @Test("without a witness, verify says what it cannot detect; a head kept elsewhere catches a truncation")
