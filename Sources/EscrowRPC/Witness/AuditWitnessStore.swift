@@ -27,6 +27,8 @@ public final class AuditWitnessStore: Sendable {
     public let folder: URL
     /// The witness's Ed25519 key, raw (the key type itself is not `Sendable`).
     private let key: Data
+    /// The witness's public key (32 bytes): what hosts pin.
+    public let publicKey: Data
     private let hostCount: Mutex<Int>
     /// The open descriptor holding the store's lock, for the life of the process.
     private let lockDescriptor: Int32
@@ -56,7 +58,9 @@ public final class AuditWitnessStore: Sendable {
             throw .storage("another process uses the witness store \(path); stop it or give another --witness-store")
         }
         do {
-            key = try SigningKeyFile.loadOrCreate(at: folder.appendingPathComponent("witness-key").path).rawRepresentation
+            let signingKey = try SigningKeyFile.loadOrCreate(at: folder.appendingPathComponent("witness-key").path)
+            key = signingKey.rawRepresentation
+            publicKey = signingKey.publicKey.rawRepresentation
         } catch {
             close(lockDescriptor)
             throw error
@@ -69,11 +73,6 @@ public final class AuditWitnessStore: Sendable {
         close(lockDescriptor)
     }
 
-    /// The witness's public key (32 bytes): what hosts pin.
-    public var publicKey: Data { signingKey?.publicKey.rawRepresentation ?? Data() }
-
-    /// The key to sign with; nil only if the bytes read at start stopped being a key.
-    private var signingKey: Curve25519.Signing.PrivateKey? { try? Curve25519.Signing.PrivateKey(rawRepresentation: key) }
 
     /// The heads held for the host whose certificate hashes to `host`, oldest first.
     ///
@@ -115,7 +114,12 @@ public final class AuditWitnessStore: Sendable {
                     throw .refused("refused: this witness holds heads of \(Self.maximumHosts) hosts, its limit")
                 }
             }
-            guard let signingKey else { throw .storage("the witness key in \(folder.path) is unusable") }
+            let signingKey: Curve25519.Signing.PrivateKey
+            do {
+                signingKey = try Curve25519.Signing.PrivateKey(rawRepresentation: key)
+            } catch {
+                throw .storage("the witness key read from \(folder.path) at start is not usable: \(error)")
+            }
             let witnessed = try WitnessedAuditHead.countersign(head, hostCertificate: host, witnessedAt: now, with: signingKey)
             let isNew = heads.isEmpty
             heads.append(witnessed)
