@@ -159,6 +159,22 @@ struct AuditWitnessCommandTests {
         #expect(pushed.standardError.contains("not sent: entry 3's hash differs"), "\(pushed)")
     }
 
+    @Test("an audit key replaced in the home is detected: the witnessed heads were signed by the old one")
+    func replacedKey() async throws {
+        let setup = try await Self.witnessed()
+        defer { setup.remove() }
+        let key = setup.home.url.appendingPathComponent("audit-key")
+        try Data((String(repeating: "5a", count: 32) + "\n").utf8).write(to: key)
+
+        let verified = try await setup.home.escrow("audit", "verify")
+        #expect(verified.status == 1, "\(verified)")
+        #expect(verified.standardError.contains("witness compute-1 countersigned entry 3 signed by audit key"), "\(verified)")
+        #expect(verified.standardError.contains("the audit key was replaced"), "\(verified)")
+        let pushed = try await setup.home.escrow("audit", "witness")
+        #expect(pushed.status == 1, "\(pushed)")
+        #expect(pushed.standardError.contains("another host key"), "the witness refuses it too: \(pushed)")
+    }
+
     @Test("with the witness down, flows still run and verify says since which entry the log is unwitnessed")
     func witnessDown() async throws {
         let setup = try await Self.witnessed()

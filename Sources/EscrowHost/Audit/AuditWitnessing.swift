@@ -251,6 +251,7 @@ public final class AuditWitnessing: Sendable {
     /// - Parameter timeout: per witness, for connecting and answering.
     public func check(timeout: Duration) async throws -> WitnessCheck {
         var check = WitnessCheck(lastSeq: try audit.lastSeq())
+        let hostKey = try audit.signingPublicKey()
         let witnesses = try witnesses()
         let pinned = Dictionary(witnesses.map { ($0.serverID, $0.witnessKey) }, uniquingKeysWith: { first, _ in first })
         for stored in try storedHeads() {
@@ -258,7 +259,7 @@ public final class AuditWitnessing: Sendable {
                 check.contradictions.append("the head witness \(stored.serverID) countersigned for entry \(stored.seq), kept here, was altered: its signatures do not verify")
                 continue
             }
-            try note(head, by: stored.serverID, pinned: pinned[stored.serverID] ?? nil, into: &check)
+            try note(head, by: stored.serverID, pinned: pinned[stored.serverID] ?? nil, hostKey: hostKey, into: &check)
         }
         for witness in witnesses {
             do {
@@ -266,7 +267,7 @@ public final class AuditWitnessing: Sendable {
                     try await connection.witnessedHeads(deadline: timeout)
                 }
                 check.asked.append(witness.serverID)
-                for head in held { try note(head, by: witness.serverID, pinned: witness.witnessKey, into: &check) }
+                for head in held { try note(head, by: witness.serverID, pinned: witness.witnessKey, hostKey: hostKey, into: &check) }
             } catch {
                 check.unreachable.append((witness.serverID, "\(error)"))
             }
@@ -276,9 +277,15 @@ public final class AuditWitnessing: Sendable {
 
     /// Adds one countersigned head to `check`: its contradiction with the log, or as the newest
     /// witnessed head when it is.
-    private func note(_ witnessed: WitnessedAuditHead, by serverID: String, pinned: String?, into check: inout WitnessCheck) throws {
+    private func note(_ witnessed: WitnessedAuditHead, by serverID: String, pinned: String?, hostKey: Data,
+                      into check: inout WitnessCheck) throws {
         if let pinned, pinned != witnessed.witnessKeyHex {
             let problem = "\(WitnessingError.keyChanged(server: serverID, pinned: pinned, answered: witnessed.witnessKeyHex))"
+            if !check.contradictions.contains(problem) { check.contradictions.append(problem) }
+            return
+        }
+        guard witnessed.head.hostKey == hostKey else {
+            let problem = "witness \(serverID) countersigned entry \(witnessed.head.seq) signed by audit key \(witnessed.head.hostKeyHex.prefix(16))…, not by this escrow's key \(Hex.encode(hostKey).prefix(16))…: the audit key was replaced"
             if !check.contradictions.contains(problem) { check.contradictions.append(problem) }
             return
         }
