@@ -164,6 +164,27 @@ struct AuditWitnessTests {
         #expect(throws: WitnessError.self, "a second server on the same store") { try AuditWitnessStore(folder: folder.path) }
     }
 
+    @Test func bothSignaturesCoverTheEncodingDocumentedInProtocolMD() throws {
+        func text(_ value: String) -> [UInt8] { [0x01] + withUnsafeBytes(of: UInt64(value.utf8.count).bigEndian, Array.init) + Array(value.utf8) }
+        func integer(_ value: Int) -> [UInt8] { [0x02] + withUnsafeBytes(of: Int64(value).bigEndian, Array.init) }
+        func hex(_ bytes: Data) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+        let head = try Self.head(42, "c")
+        let headBytes = text("escrow.audit-head.v1") + integer(42) + text(head.entryHash) + text(head.time) + text(hex(head.hostKey))
+        #expect(try Curve25519.Signing.PublicKey(rawRepresentation: head.hostKey).isValidSignature(head.hostSignature, for: headBytes))
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("escrow-witness-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let host = String(repeating: "9", count: 64)
+        let witnessed = try AuditWitnessStore(folder: folder.path).witness(.with { $0.head = head.message }, host: host,
+                                                                            now: "2026-11-23T20:00:00.000Z")
+        let witnessBytes = text("escrow.audit-witness.v1") + text(host) + integer(42) + text(head.entryHash) + text(head.time)
+            + text(hex(head.hostKey)) + text(hex(head.hostSignature)) + text("2026-11-23T20:00:00.000Z") + text(hex(witnessed.witnessKey))
+        #expect(try Curve25519.Signing.PublicKey(rawRepresentation: witnessed.witnessKey)
+            .isValidSignature(witnessed.witnessSignature, for: witnessBytes))
+        #expect(try WitnessedAuditHead(serialized: try witnessed.serialized()) == witnessed)
+    }
+
     /// The `RPCError.remote` that `body` throws, or nil when it throws none or another error.
     static func refusal<T>(_ body: () async throws -> T) async -> (code: Escrow_V1_Error.Code, message: String)? {
         do {
