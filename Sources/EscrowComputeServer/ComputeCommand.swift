@@ -76,7 +76,9 @@ struct ComputeCommand: AsyncParsableCommand {
         var witness: AuditWitnessStore?
         if let witnessStore {
             do {
-                witness = try AuditWitnessStore(folder: witnessStore)
+                let store = try AuditWitnessStore(folder: witnessStore)
+                logger.info("witnessing audit heads", metadata: ["store": "\(witnessStore)", "key": "\(store.publicKeyHex)"])
+                witness = store
             } catch {
                 FileHandle.standardError.write(Data("escrow-compute: --witness-store \(witnessStore): \(error)\n".utf8))
                 throw ExitCode.failure

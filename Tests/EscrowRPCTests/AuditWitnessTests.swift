@@ -106,6 +106,25 @@ struct AuditWitnessTests {
         }
     }
 
+    @Test func aStoreThatCannotBeMadeOrIsInUseIsRefusedAtStart() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("escrow-witness-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let arguments = ["--listen", "127.0.0.1:0", "--cert", certificates.path("server.pem"), "--key", certificates.path("server-key.pem"),
+                         "--client-ca", certificates.path("ca.pem"), "--witness-store"]
+        try Data("a file".utf8).write(to: folder)
+        let underAFile = try ComputeServerProcess.refusedStart(arguments: arguments + [folder.appendingPathComponent("store").path])
+        #expect(underAFile.status == 1)
+        #expect(underAFile.standardError.contains("cannot create the folder"), "\(underAFile.standardError)")
+        #expect(underAFile.standardError.contains("whose parent folder exists and is writable"), "\(underAFile.standardError)")
+        try FileManager.default.removeItem(at: folder)
+
+        try await withWitness(store: folder) { _ in
+            let second = try ComputeServerProcess.refusedStart(arguments: arguments + [folder.path])
+            #expect(second.status == 1)
+            #expect(second.standardError.contains("another process uses the witness store"), "\(second.standardError)")
+        }
+    }
+
     /// Ways a head sent to a witness can be malformed.
     static let malformedHeads: [(String, @Sendable (inout Escrow_V1_WitnessRequest) -> Void)] = [
         ("no head", { $0.clearHead() }),

@@ -29,6 +29,8 @@ public final class AuditWitnessStore: Sendable {
     private let key: Data
     /// The witness's public key (32 bytes): what hosts pin.
     public let publicKey: Data
+    /// The public key as lower-case hex (as hosts show it when they pin it).
+    public var publicKeyHex: String { WitnessHex.encode(publicKey) }
     private let hostCount: Mutex<Int>
     /// The open descriptor holding the store's lock, for the life of the process.
     private let lockDescriptor: Int32
@@ -48,7 +50,7 @@ public final class AuditWitnessStore: Sendable {
         do {
             try FileManager.default.createDirectory(at: hosts, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw .storage("cannot create the witness store \(hosts.path): \(error.localizedDescription)")
+            throw .storage("cannot create the folder \(hosts.path); give a --witness-store whose parent folder exists and is writable by this user")
         }
         let lockPath = folder.appendingPathComponent("lock").path
         lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
