@@ -40,6 +40,9 @@ public final class AuditWitnessing: Sendable {
     private let logger: Logger
     /// Whether a scheduled push is running, and whether another was asked for meanwhile.
     private let pushing = Mutex((running: false, again: false))
+    /// The last problem a background push logged as a warning, per witness (a witness that stays
+    /// down is one warning, not one per run).
+    private let warned = Mutex<[String: String]>([:])
 
     public init(audit: AuditLog, servers: ServerRegistry, logger: Logger) {
         self.audit = audit
@@ -118,10 +121,15 @@ public final class AuditWitnessing: Sendable {
         guard start else { return }
         Task.detached { [self] in
             while true {
-                // Nobody else hears of a background push: its failures are warnings in the log.
+                // Nobody else hears of a background push: a new failure is a warning in the log.
                 for result in await push(timeout: .seconds(10)) {
-                    guard let problem = result.problem else { continue }
-                    logger.warning("audit head not witnessed", metadata: ["witness": "\(result.serverID)", "error": "\(problem)"])
+                    let isNew = warned.withLock { warned -> Bool in
+                        defer { warned[result.serverID] = result.problem }
+                        return result.problem != nil && warned[result.serverID] != result.problem
+                    }
+                    if isNew, let problem = result.problem {
+                        logger.warning("audit head not witnessed", metadata: ["witness": "\(result.serverID)", "error": "\(problem)"])
+                    }
                 }
                 let again = pushing.withLock { flags -> Bool in
                     if flags.again {
