@@ -208,6 +208,8 @@ struct AuditWitnessCommandTests {
         #expect(plain.outputLines.first == "audit log intact: 3 entries", "\(plain)")
         #expect(plain.standardOutput.contains("no witness: this check detects"), "\(plain)")
         #expect(plain.standardOutput.contains("nor entries edited with the whole chain recomputed"), "\(plain)")
+        #expect(!FileManager.default.fileExists(atPath: home.url.appendingPathComponent("audit-key").path),
+                "verify alone makes no audit key")
 
         let head = try await home.escrow("audit", "head", "--json")
         let object = try #require(head.jsonObject, "\(head)")

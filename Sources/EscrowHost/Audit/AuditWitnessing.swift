@@ -259,10 +259,14 @@ public final class AuditWitnessing: Sendable {
     /// - Parameter timeout: per witness, for connecting and answering.
     public func check(timeout: Duration) async throws -> WitnessCheck {
         var check = WitnessCheck(lastSeq: try audit.lastSeq())
-        let hostKey = try audit.signingPublicKey()
         let witnesses = try witnesses()
+        let stored = try storedHeads()
+        // Without witnesses there is nothing to check (and no audit key to make: verify stays
+        // read-only for a home that never used one).
+        guard !witnesses.isEmpty || !stored.isEmpty else { return check }
+        let hostKey = try audit.signingPublicKey()
         let pinned = Dictionary(witnesses.map { ($0.serverID, $0.witnessKey) }, uniquingKeysWith: { first, _ in first })
-        for stored in try storedHeads() {
+        for stored in stored {
             guard let head = stored.head else {
                 check.contradictions.append("the head witness \(stored.serverID) countersigned for entry \(stored.seq), kept here, was altered: its signatures do not verify")
                 continue
