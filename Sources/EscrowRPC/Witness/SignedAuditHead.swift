@@ -8,6 +8,8 @@ import SwiftProtobuf
 /// A head from the wire is hostile until `init(_:)` has checked every field and the signature.
 /// The signature covers the canonical encoding of `"escrow.audit-head.v1"`, seq, entry hash,
 /// time and the host key as hex (docs/AUDIT.md, "Witnesses").
+///
+/// Thread safety: an immutable value.
 public struct SignedAuditHead: Sendable, Hashable {
     /// The newest entry's number (at least 1).
     public let seq: Int

@@ -9,6 +9,8 @@ import SwiftProtobuf
 /// The countersignature covers the canonical encoding of `"escrow.audit-witness.v1"`, the host
 /// certificate's hash, the head's seq, entry hash, time, host key (hex) and host signature (hex),
 /// the witnessing time and the witness key (hex).
+///
+/// Thread safety: an immutable value.
 public struct WitnessedAuditHead: Sendable, Hashable {
     public let head: SignedAuditHead
     /// SHA-256 (lower-case hex) of the DER of the host's TLS client certificate.
