@@ -8,7 +8,8 @@ import Testing
 @Suite("escrow audit witness, head and verify against a witness")
 struct AuditWitnessCommandTests {
     /// A home with contacts, compute server `compute-1` registered as its witness, and three
-    /// audit entries (pending, ok, ok) that each `escrow run` sent to the witness at exit.
+    /// audit entries (pending, ok, ok), the last one countersigned (each `escrow run` sends the
+    /// head as it exits; `escrow audit witness` then makes sure, with more time to spare).
     struct Witnessed {
         let home: ScratchHome
         let server: ComputeServerProcess
@@ -51,7 +52,8 @@ struct AuditWitnessCommandTests {
             let witness = try await home.escrow("audit", "witness", "add", "compute-1")
             guard added.succeeded, witness.succeeded,
                   try await home.runApproved(sql: FlowCycleTests.countSQL, compute: "identity").succeeded,
-                  try await home.run(sql: FlowCycleTests.countSQL, compute: "identity").succeeded
+                  try await home.run(sql: FlowCycleTests.countSQL, compute: "identity").succeeded,
+                  try await home.escrow("audit", "witness").succeeded
             else { throw RunErrorTests.SetupFailed() }
         } catch {
             setup.remove()
@@ -64,15 +66,18 @@ struct AuditWitnessCommandTests {
     func witnessedAfterRuns() async throws {
         let setup = try await Self.witnessed()
         defer { setup.remove() }
-        let verified = try await setup.home.escrow("audit", "verify")
-        #expect(verified.succeeded, "\(verified)")
-        #expect(verified.outputLines.first == "audit log intact: 3 entries", "\(verified)")
-        #expect(verified.standardOutput.contains("witnessed up to entry 3 by compute-1 at "), "\(verified)")
-        #expect(verified.standardOutput.contains("every entry is witnessed"), "\(verified)")
-
         let pushed = try await setup.home.escrow("audit", "witness")
         #expect(pushed.succeeded, "\(pushed)")
         #expect(pushed.standardOutput.contains("witness compute-1 countersigned entry 3 at "), "\(pushed)")
+
+        let run = try await setup.home.run(sql: FlowCycleTests.countSQL, compute: "identity")
+        #expect(run.succeeded, "\(run)")
+        #expect(!run.standardError.contains("warning"), "\(run)")
+        let verified = try await setup.home.escrow("audit", "verify")
+        #expect(verified.succeeded, "\(verified)")
+        #expect(verified.outputLines.first == "audit log intact: 4 entries", "\(verified)")
+        #expect(verified.standardOutput.contains("witnessed up to entry 4 by compute-1 at "), "the run sent it: \(verified)")
+        #expect(verified.standardOutput.contains("every entry is witnessed"), "\(verified)")
 
         let key = setup.home.url.appendingPathComponent("audit-key").path
         let mode = try FileManager.default.attributesOfItem(atPath: key)[.posixPermissions] as? NSNumber
@@ -80,15 +85,15 @@ struct AuditWitnessCommandTests {
 
         let json = try #require(try await setup.home.escrow("audit", "verify", "--json").jsonObject)
         #expect(json["intact"] as? Bool == true)
-        #expect(json["entries"] as? Int == 3)
-        #expect((json["witnessed"] as? [String: Any])?["seq"] as? Int == 3)
+        #expect(json["entries"] as? Int == 4)
+        #expect((json["witnessed"] as? [String: Any])?["seq"] as? Int == 4)
         #expect((json["witnessed"] as? [String: Any])?["witness"] as? String == "compute-1")
-        #expect(json["unwitnessedSince"] as? Int == 3)
+        #expect(json["unwitnessedSince"] as? Int == 4)
 
         let listed = try await setup.home.escrow("audit", "witness", "list")
         #expect(listed.outputLines.count == 2, "\(listed)")
         #expect(listed.outputLines.last?.hasPrefix("compute-1") == true, "\(listed)")
-        #expect(listed.standardOutput.contains("entry 3 at "), "\(listed)")
+        #expect(listed.standardOutput.contains("entry 4 at "), "\(listed)")
         #expect(!listed.standardOutput.contains("not yet"), "the witness's key was pinned: \(listed)")
 
         #expect(try await setup.home.escrow("audit", "witness", "remove", "compute-1").succeeded)
@@ -96,7 +101,7 @@ struct AuditWitnessCommandTests {
         #expect(again.status == 1, "\(again)")
         #expect(again.standardError.contains("compute-1 is not a witness of this audit log"), "\(again)")
         let removed = try await setup.home.escrow("audit", "verify")
-        #expect(removed.standardOutput.contains("witnessed up to entry 3 by compute-1"), "its countersignature still counts: \(removed)")
+        #expect(removed.standardOutput.contains("witnessed up to entry 4 by compute-1"), "its countersignature still counts: \(removed)")
     }
 
     @Test("a log truncated with its head record reset is detected, also once the local copies are deleted")

@@ -46,7 +46,7 @@ import Testing
                 // The pushes run in the background: wait (generously) for the last one to land.
                 let newest = try #require(try host.audit.head()).seq
                 let clock = ContinuousClock()
-                let deadline = clock.now + .seconds(60)
+                let deadline = clock.now + .seconds(120)
                 while try host.witnessing.storedHeads().first?.seq != newest, clock.now < deadline {
                     try await Task.sleep(for: .milliseconds(50))
                 }
