@@ -67,6 +67,7 @@ let package = Package(
             dependencies: [
                 "EscrowCore", "EscrowNetwork", "CMallocTuning",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -102,7 +103,7 @@ let package = Package(
         .executableTarget(
             name: "EscrowCLI",
             dependencies: [
-                "EscrowHost", "EscrowStore", "EscrowCore", "EscrowFunctions",
+                "EscrowHost", "EscrowStore", "EscrowCore", "EscrowFunctions", "EscrowRPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -170,6 +171,7 @@ let package = Package(
             dependencies: [
                 "EscrowRPC", "EscrowCore", "EscrowFunctions", "EscrowTestSupport",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -211,6 +213,7 @@ let package = Package(
                 "EscrowHost", "EscrowStore", "EscrowCore", "EscrowFunctions", "EscrowRPC", "EscrowTestSupport", "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

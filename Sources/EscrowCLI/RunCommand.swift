@@ -56,15 +56,41 @@ struct RunCommand: AsyncParsableCommand {
                 }
                 values[String(parameter[..<equals])] = String(parameter[parameter.index(after: equals)...])
             }
-            let result = try await host.run(app: app, purpose: purpose, access: sql, compute: compute,
+            let result: RunResult
+            do {
+                result = try await host.run(app: app, purpose: purpose, access: sql, compute: compute,
                                             on: server.map(Destination.server) ?? .device,
                                             parameters: ComputeParameters(values))
+            } catch {
+                await Self.witness(host)
+                throw error
+            }
+            await Self.witness(host)
             if json {
                 print(FrameRendering.json(result.output))
             } else {
                 print(FrameRendering.table(result.output), terminator: "")
                 print("(\(PlainWords.count(result.output.rowCount, "row")) from \(result.flow.function); access read \(PlainWords.count(result.rowsRead, "row")); dataflow \(result.flowID), audit entry \(result.auditEntry.seq))")
             }
+        }
+    }
+
+    /// Sends the audit head (the run appended an entry, whatever its outcome) to the witnesses,
+    /// waiting at most a few seconds; a witness that does not countersign is a warning on
+    /// standard error, never a failed run.
+    static func witness(_ host: EscrowHost) async {
+        let results = await host.witnessing.push(timeout: .seconds(3))
+        guard results.contains(where: { $0.problem != nil }) else { return }
+        var kept: [String: Int] = [:]
+        do {
+            for head in try host.witnessing.storedHeads() { kept[head.serverID] = head.seq }
+        } catch {
+            Terminal.standardError.write("escrow: warning: cannot read the heads witnesses countersigned: \(error)\n")
+        }
+        for result in results {
+            guard let problem = result.problem else { continue }
+            let unwitnessed = "unwitnessed by it since entry \(kept[result.serverID] ?? 0)"
+            Terminal.standardError.write("escrow: warning: audit witness \(result.serverID) did not countersign: \(problem); the audit log is \(unwitnessed)\n")
         }
     }
 }

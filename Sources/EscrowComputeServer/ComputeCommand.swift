@@ -15,6 +15,10 @@ struct ComputeCommand: AsyncParsableCommand {
             prints "listening on HOST:PORT" once it accepts connections, and shuts down
             gracefully on SIGTERM or SIGINT (running calls finish first).
 
+            With --witness-store DIR the server is also an audit witness: it countersigns
+            escrow hosts' audit heads with its own key (DIR/witness-key, created on first
+            start) and keeps the latest ones per host certificate in DIR (docs/AUDIT.md).
+
             Example:
               escrow-compute --listen 0.0.0.0:7443 --cert server.pem \\
                 --key server-key.pem --client-ca ca.pem
@@ -42,6 +46,9 @@ struct ComputeCommand: AsyncParsableCommand {
     @Option(name: .customLong("server-id"), help: "The id reported in the catalog.")
     var serverID = "escrow-compute"
 
+    @Option(name: .customLong("witness-store"), help: ArgumentHelp("Also witness escrow hosts' audit heads, kept in this folder (created if missing).", valueName: "DIR"))
+    var witnessStore: String?
+
     @Flag(name: .shortAndLong, help: "Log connections and errors (never payloads) to standard error.")
     var verbose = false
 
@@ -66,11 +73,22 @@ struct ComputeCommand: AsyncParsableCommand {
         var logger = Logger(label: "escrow-compute") { label in StreamLogHandler.standardError(label: label) }
         logger.logLevel = verbose ? .info : .warning
         let (host, port) = try Self.hostAndPort(listen)
+        var witness: AuditWitnessStore?
+        if let witnessStore {
+            do {
+                let store = try AuditWitnessStore(folder: witnessStore)
+                logger.info("witnessing audit heads", metadata: ["store": "\(witnessStore)", "key": "\(store.publicKeyHex)"])
+                witness = store
+            } catch {
+                FileHandle.standardError.write(Data("escrow-compute: --witness-store \(witnessStore): \(error)\n".utf8))
+                throw ExitCode.failure
+            }
+        }
         let server = ComputeServer(
             configuration: ComputeServerConfiguration(
                 host: host, port: port, tls: TLSFiles(certificate: cert, privateKey: key, certificateAuthority: clientCA),
                 serverID: serverID, maximumFrameLength: maximumFrame, maximumConcurrency: maximumConcurrency),
-            catalog: EscrowFunctions.catalog, logger: logger)
+            catalog: EscrowFunctions.catalog, witness: witness, logger: logger)
         do {
             let boundPort = try await server.start()
             FileHandle.standardOutput.write(Data("listening on \(host):\(boundPort)\n".utf8))

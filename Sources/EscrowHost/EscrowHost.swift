@@ -24,6 +24,8 @@ public final class EscrowHost: Sendable {
     public let audit: AuditLog
     /// The compute servers this escrow may send data to.
     public let servers: ServerRegistry
+    /// The witnesses the audit log's head is sent to, and the check against them.
+    public let witnessing: AuditWitnessing
     private let remote: RemoteCompute
     private let network: any NetworkClient
     private let connection: Mutex<GuardedConnection>
@@ -46,6 +48,7 @@ public final class EscrowHost: Sendable {
         self.flows = FlowStore(state: state)
         self.audit = AuditLog(state: state)
         self.servers = ServerRegistry(state: state)
+        self.witnessing = AuditWitnessing(audit: audit, servers: servers, logger: logger)
         self.remote = RemoteCompute(registry: servers, deadline: remoteDeadline, logger: logger)
         self.network = network
         self.assets = AssetStore(root: home.assetsURL)

@@ -183,7 +183,7 @@ public final class ComputeConnection: Sendable {
 
     /// Sends `envelope` (its body carrying `frame`, when given) with a fresh request id and waits
     /// for the envelope with the same id.
-    private func call(_ envelope: Escrow_V1_Envelope, carrying carried: Frame? = nil,
+    func call(_ envelope: Escrow_V1_Envelope, carrying carried: Frame? = nil,
                       deadline: Duration) async throws -> (envelope: ReceivedEnvelope, bytesSent: Int) {
         let id = nextID.withLock { id -> UInt64 in
             defer { id += 1 }

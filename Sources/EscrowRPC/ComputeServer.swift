@@ -45,17 +45,22 @@ public final class ComputeServer: Sendable {
     public let configuration: ComputeServerConfiguration
     private let catalog: FunctionCatalog
     private let network: any NetworkClient
+    private let witness: AuditWitnessStore?
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
     private let state: ServerState
     private let listener = Mutex<(any Channel)?>(nil)
 
-    /// - Parameter network: the client the functions reach the network through.
+    /// - Parameters:
+    ///   - network: the client the functions reach the network through.
+    ///   - witness: the store of a server that also witnesses escrow hosts' audit heads; nil
+    ///     answers witness requests `NOT_A_WITNESS`.
     public init(configuration: ComputeServerConfiguration, catalog: FunctionCatalog,
-                network: any NetworkClient = HTTPNetworkClient(), logger: Logger) {
+                network: any NetworkClient = HTTPNetworkClient(), witness: AuditWitnessStore? = nil, logger: Logger) {
         self.configuration = configuration
         self.catalog = catalog
         self.network = network
+        self.witness = witness
         self.logger = logger
         group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         state = ServerState(maximumConcurrency: configuration.maximumConcurrency)
@@ -70,6 +75,7 @@ public final class ComputeServer: Sendable {
         let tls = try configuration.tls.serverContext()
         let catalog = self.catalog
         let network = self.network
+        let witness = self.witness
         let logger = self.logger
         let state = self.state
         let maximumFrameLength = configuration.maximumFrameLength
@@ -86,7 +92,7 @@ public final class ComputeServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder(maximumFrameLength: maximumFrameLength)))
                     try channel.pipeline.syncOperations.addHandler(
                         ServerConnectionHandler(catalog: catalog, catalogMessage: catalogEnvelope, state: state,
-                                                network: network, logger: logger))
+                                                network: network, witness: witness, logger: logger))
                 }
             }
         do {

@@ -20,7 +20,9 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     private let catalogMessage: Escrow_V1_Catalog
     private let state: ServerState
     private let network: any NetworkClient
-    private let logger: Logger
+    /// The witness store, when this server is a witness (`--witness-store`).
+    let witness: AuditWitnessStore?
+    let logger: Logger
     /// Running calls of this connection, by request id, until their function returns (event-loop
     /// confined). `answered` is set when the deadline already answered the call.
     private var running: [UInt64: (task: Task<Void, Never>, deadline: NIOScheduledCallback?, answered: Bool)] = [:]
@@ -28,11 +30,12 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     private var greeted = false
 
     init(catalog: FunctionCatalog, catalogMessage: Escrow_V1_Catalog, state: ServerState,
-         network: any NetworkClient, logger: Logger) {
+         network: any NetworkClient, witness: AuditWitnessStore? = nil, logger: Logger) {
         self.catalog = catalog
         self.catalogMessage = catalogMessage
         self.state = state
         self.network = network
+        self.witness = witness
         self.logger = logger
     }
 
@@ -74,8 +77,15 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
             start(request, input: received.frame, id: id, context: context)
         case .cancel:
             running[id]?.task.cancel()
-        case .catalog, .computeResponse, .error, .pong, .runRequest, .runResponse, nil:
-            write(Self.error(id, .badRequest, "a client may send hello, compute_request, cancel or ping"), context: context)
+        case .witnessRequest, .witnessQuery:
+            guard greeted else {
+                write(Self.error(id, .badRequest, "send a Hello first"), context: context)
+                return
+            }
+            answerWitness(envelope, context: context)
+        case .catalog, .computeResponse, .error, .pong, .runRequest, .runResponse, .witnessReply, .witnessState, nil:
+            write(Self.error(id, .badRequest, "a client may send hello, compute_request, cancel, ping, witness_request or witness_query"),
+                  context: context)
         }
     }
 
@@ -224,7 +234,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         return envelope
     }
 
-    private func write(_ envelope: Escrow_V1_Envelope, context: ChannelHandlerContext) {
+    func write(_ envelope: Escrow_V1_Envelope, context: ChannelHandlerContext) {
         do {
             context.writeAndFlush(wrapOutboundOut(try envelope.frame()), promise: nil)
         } catch {

@@ -19,6 +19,7 @@ import Testing
             let state = try Database(path: temporary.home.stateDatabasePath, mode: .readWrite)
             try state.execute("""
                 ALTER TABLE Flow DROP COLUMN programDigest; ALTER TABLE Flow DROP COLUMN programPath;
+                DROP TABLE WitnessedHead; DROP TABLE AuditWitness;
                 ALTER TABLE AuditEntry DROP COLUMN serverComputeMs; ALTER TABLE AuditEntry DROP COLUMN caller;
                 PRAGMA user_version = 3
                 """)
@@ -29,6 +30,10 @@ import Testing
             _ = try await upgraded.runApproving(app: "a.b", purpose: "p", access: "SELECT givenName FROM Contact",
                                                 compute: "identity")
             #expect(try upgraded.audit.verify() == .intact(entries: 3))
+            // The upgraded home gets its audit key the first time it signs its head.
+            #expect(!FileManager.default.fileExists(atPath: upgraded.audit.signingKeyPath))
+            #expect(try upgraded.audit.signedHead() != nil)
+            #expect(FileManager.default.fileExists(atPath: upgraded.audit.signingKeyPath))
         }
     }
 

@@ -62,8 +62,10 @@ public struct AuditEntry: Sendable, Hashable {
     /// SHA-256 over the canonical encoding of this entry.
     public let hash: String
 
-    /// The hash an entry with these contents must have.
-    static func computeHash(seq: Int, time: String, facts: AuditDraft, prevHash: String) -> String {
+    /// The hash an entry with these contents must have (the canonical encoding of docs/AUDIT.md;
+    /// anyone holding the entries can recompute it, which is why a witness is needed to detect a
+    /// recomputed chain).
+    public static func computeHash(seq: Int, time: String, facts: AuditDraft, prevHash: String) -> String {
         var encoder = CanonicalEncoder()
         encoder.append("escrow.audit.v1")
         encoder.append(Int64(seq))

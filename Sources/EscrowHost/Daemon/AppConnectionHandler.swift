@@ -60,6 +60,9 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
                                channel: any Channel) {
         Task {
             let (reply, output) = await run(request, id: id, host: host, caller: caller, program: program)
+            // Every attempt appended an audit entry: send the new head to the witnesses, in the
+            // background (coalesced with other runs' pushes; never delays the answer).
+            host.witnessing.schedule()
             guard let frame = reply.replyFrame(carrying: output, orElse: { error in
                 Self.error(id, .functionFailed, "the output cannot be sent: \(error)")
             }) else {

@@ -210,6 +210,43 @@ public nonisolated struct Escrow_V1_Envelope: Sendable {
     set {body = .runResponse(newValue)}
   }
 
+  /// Escrow host → witness (a compute server started with a witness store): countersign this
+  /// audit head.
+  public var witnessRequest: Escrow_V1_WitnessRequest {
+    get {
+      if case .witnessRequest(let v)? = body {return v}
+      return Escrow_V1_WitnessRequest()
+    }
+    set {body = .witnessRequest(newValue)}
+  }
+
+  /// Witness → escrow host: the countersigned head, the answer to `WitnessRequest`.
+  public var witnessReply: Escrow_V1_WitnessReply {
+    get {
+      if case .witnessReply(let v)? = body {return v}
+      return Escrow_V1_WitnessReply()
+    }
+    set {body = .witnessReply(newValue)}
+  }
+
+  /// Escrow host → witness: which heads of mine do you hold?
+  public var witnessQuery: Escrow_V1_WitnessQuery {
+    get {
+      if case .witnessQuery(let v)? = body {return v}
+      return Escrow_V1_WitnessQuery()
+    }
+    set {body = .witnessQuery(newValue)}
+  }
+
+  /// Witness → escrow host: the heads it holds for the host, the answer to `WitnessQuery`.
+  public var witnessState: Escrow_V1_WitnessState {
+    get {
+      if case .witnessState(let v)? = body {return v}
+      return Escrow_V1_WitnessState()
+    }
+    set {body = .witnessState(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   /// What this message is.
@@ -234,6 +271,15 @@ public nonisolated struct Escrow_V1_Envelope: Sendable {
     case runRequest(Escrow_V1_RunRequest)
     /// Escrow host → app: the dataflow ran; here is compute()'s output (never the data read).
     case runResponse(Escrow_V1_RunResponse)
+    /// Escrow host → witness (a compute server started with a witness store): countersign this
+    /// audit head.
+    case witnessRequest(Escrow_V1_WitnessRequest)
+    /// Witness → escrow host: the countersigned head, the answer to `WitnessRequest`.
+    case witnessReply(Escrow_V1_WitnessReply)
+    /// Escrow host → witness: which heads of mine do you hold?
+    case witnessQuery(Escrow_V1_WitnessQuery)
+    /// Witness → escrow host: the heads it holds for the host, the answer to `WitnessQuery`.
+    case witnessState(Escrow_V1_WitnessState)
 
   }
 
@@ -449,6 +495,14 @@ public nonisolated struct Escrow_V1_Error: Sendable {
 
     /// Host → app: the run's audit entry could not be written, so its output was withheld.
     case auditFailed // = 16
+
+    /// Witness → host: the head does not extend the one the witness holds for this host (a lower
+    /// seq, the same seq with another hash, a `previous_hash` that differs from the held head's,
+    /// or another host key); `message` says which and names the held seq.
+    case witnessRefused // = 17
+
+    /// The server keeps no witness store (escrow-compute without --witness-store).
+    case notAWitness // = 18
     case UNRECOGNIZED(Int)
 
     public init() {
@@ -474,6 +528,8 @@ public nonisolated struct Escrow_V1_Error: Sendable {
       case 14: self = .invalidAccess
       case 15: self = .serverUnavailable
       case 16: self = .auditFailed
+      case 17: self = .witnessRefused
+      case 18: self = .notAWitness
       default: self = .UNRECOGNIZED(rawValue)
       }
     }
@@ -497,6 +553,8 @@ public nonisolated struct Escrow_V1_Error: Sendable {
       case .invalidAccess: return 14
       case .serverUnavailable: return 15
       case .auditFailed: return 16
+      case .witnessRefused: return 17
+      case .notAWitness: return 18
       case .UNRECOGNIZED(let i): return i
       }
     }
@@ -520,6 +578,8 @@ public nonisolated struct Escrow_V1_Error: Sendable {
       .invalidAccess,
       .serverUnavailable,
       .auditFailed,
+      .witnessRefused,
+      .notAWitness,
     ]
 
   }
@@ -590,6 +650,153 @@ public nonisolated struct Escrow_V1_RunResponse: Sendable {
   public init() {}
 
   fileprivate var _output: Escrow_V1_Frame? = nil
+}
+
+/// The signed head of an escrow host's audit log: the newest entry's number and hash, signed by
+/// the host's Ed25519 audit key (see docs/AUDIT.md, "Witnesses", and docs/PROTOCOL.md).
+public nonisolated struct Escrow_V1_AuditHead: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The newest entry's number (1, 2, 3, …; at least 1 and below 2^63).
+  public var seq: UInt64 = 0
+
+  /// That entry's `hash`: 64 lower-case hex digits.
+  public var entryHash: String = String()
+
+  /// When the host signed, ISO 8601 UTC (1 to 64 bytes).
+  public var time: String = String()
+
+  /// The host's Ed25519 public key, 32 bytes (raw representation).
+  public var hostKey: Data = Data()
+
+  /// Ed25519 signature (64 bytes) by `host_key` over the canonical encoding of the text
+  /// "escrow.audit-head.v1", seq, entry_hash, time and host_key as lower-case hex.
+  public var hostSignature: Data = Data()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// An audit head as a witness countersigned it.
+public nonisolated struct Escrow_V1_WitnessedHead: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The host's signed head.
+  public var head: Escrow_V1_AuditHead {
+    get {_head ?? Escrow_V1_AuditHead()}
+    set {_head = newValue}
+  }
+  /// Returns true if `head` has been explicitly set.
+  public var hasHead: Bool {self._head != nil}
+  /// Clears the value of `head`. Subsequent reads from it will return its default value.
+  public mutating func clearHead() {self._head = nil}
+
+  /// SHA-256 (lower-case hex) of the DER of the TLS client certificate the host presented: whom
+  /// the witness holds the head for.
+  public var hostCertificate: String = String()
+
+  /// When the witness countersigned, ISO 8601 UTC, by the witness's clock.
+  public var witnessedAt: String = String()
+
+  /// The witness's Ed25519 public key, 32 bytes (raw representation).
+  public var witnessKey: Data = Data()
+
+  /// Ed25519 signature (64 bytes) by `witness_key` over the canonical encoding of the text
+  /// "escrow.audit-witness.v1", host_certificate, the head's seq, entry_hash, time, host_key (hex)
+  /// and host_signature (hex), witnessed_at and witness_key (hex).
+  public var witnessSignature: Data = Data()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _head: Escrow_V1_AuditHead? = nil
+}
+
+/// Escrow host → witness: countersign `head`. The witness identifies the host by its TLS client
+/// certificate and countersigns only a head that extends the latest it holds for that host: a
+/// higher seq, or the same seq with the same hash, signed by the same host key.
+public nonisolated struct Escrow_V1_WitnessRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The host's newly signed head.
+  public var head: Escrow_V1_AuditHead {
+    get {_head ?? Escrow_V1_AuditHead()}
+    set {_head = newValue}
+  }
+  /// Returns true if `head` has been explicitly set.
+  public var hasHead: Bool {self._head != nil}
+  /// Clears the value of `head`. Subsequent reads from it will return its default value.
+  public mutating func clearHead() {self._head = nil}
+
+  /// The seq of the latest head the witness holds for this host (from its `WitnessState`), 0 when
+  /// it holds none.
+  public var previousSeq: UInt64 = 0
+
+  /// The host's own entry hash at `previous_seq` (empty when it is 0). The witness refuses the
+  /// request unless it equals the hash it holds.
+  public var previousHash: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _head: Escrow_V1_AuditHead? = nil
+}
+
+/// Witness → escrow host: the head countersigned (and now the latest the witness holds for it).
+public nonisolated struct Escrow_V1_WitnessReply: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var witnessed: Escrow_V1_WitnessedHead {
+    get {_witnessed ?? Escrow_V1_WitnessedHead()}
+    set {_witnessed = newValue}
+  }
+  /// Returns true if `witnessed` has been explicitly set.
+  public var hasWitnessed: Bool {self._witnessed != nil}
+  /// Clears the value of `witnessed`. Subsequent reads from it will return its default value.
+  public mutating func clearWitnessed() {self._witnessed = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _witnessed: Escrow_V1_WitnessedHead? = nil
+}
+
+/// Escrow host → witness: which of my heads do you hold? Answered with `WitnessState`.
+public nonisolated struct Escrow_V1_WitnessQuery: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+/// Witness → escrow host: the countersigned heads the witness holds for the asking host (by its
+/// TLS client certificate), oldest first; the last one is the latest. Empty when it holds none. A
+/// witness keeps at most 32 per host: the first, the latest, and others spread over the log.
+public nonisolated struct Escrow_V1_WitnessState: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var heads: [Escrow_V1_WitnessedHead] = []
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 /// Client → server: abandon the call whose id is this envelope's `request_id`. The server stops the
@@ -705,7 +912,7 @@ nonisolated extension Escrow_V1_ColumnType: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Escrow_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}catalog\0\u{3}compute_request\0\u{3}compute_response\0\u{1}error\0\u{1}cancel\0\u{1}ping\0\u{1}pong\0\u{3}run_request\0\u{3}run_response\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}request_id\0\u{1}hello\0\u{1}catalog\0\u{3}compute_request\0\u{3}compute_response\0\u{1}error\0\u{1}cancel\0\u{1}ping\0\u{1}pong\0\u{3}run_request\0\u{3}run_response\0\u{3}witness_request\0\u{3}witness_reply\0\u{3}witness_query\0\u{3}witness_state\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -844,6 +1051,58 @@ nonisolated extension Escrow_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
           self.body = .runResponse(v)
         }
       }()
+      case 12: try {
+        var v: Escrow_V1_WitnessRequest?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .witnessRequest(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .witnessRequest(v)
+        }
+      }()
+      case 13: try {
+        var v: Escrow_V1_WitnessReply?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .witnessReply(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .witnessReply(v)
+        }
+      }()
+      case 14: try {
+        var v: Escrow_V1_WitnessQuery?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .witnessQuery(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .witnessQuery(v)
+        }
+      }()
+      case 15: try {
+        var v: Escrow_V1_WitnessState?
+        var hadOneofValue = false
+        if let current = self.body {
+          hadOneofValue = true
+          if case .witnessState(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.body = .witnessState(v)
+        }
+      }()
       default: break
       }
     }
@@ -897,6 +1156,22 @@ nonisolated extension Escrow_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._
     case .runResponse?: try {
       guard case .runResponse(let v)? = self.body else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 11)
+    }()
+    case .witnessRequest?: try {
+      guard case .witnessRequest(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 12)
+    }()
+    case .witnessReply?: try {
+      guard case .witnessReply(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 13)
+    }()
+    case .witnessQuery?: try {
+      guard case .witnessQuery(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 14)
+    }()
+    case .witnessState?: try {
+      guard case .witnessState(let v)? = self.body else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 15)
     }()
     case nil: break
     }
@@ -1170,7 +1445,7 @@ nonisolated extension Escrow_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._Mes
 }
 
 nonisolated extension Escrow_V1_Error.Code: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0UNSPECIFIED\0\u{1}UNKNOWN_FUNCTION\0\u{1}INPUT_MISMATCH\0\u{1}FUNCTION_FAILED\0\u{1}OVERLOADED\0\u{1}FRAME_TOO_LARGE\0\u{1}DIGEST_MISMATCH\0\u{1}BAD_REQUEST\0\u{1}DEADLINE_EXCEEDED\0\u{1}CANCELLED\0\u{1}SHUTTING_DOWN\0\u{1}AWAITING_APPROVAL\0\u{1}DENIED\0\u{1}REVOKED\0\u{1}INVALID_ACCESS\0\u{1}SERVER_UNAVAILABLE\0\u{1}AUDIT_FAILED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0UNSPECIFIED\0\u{1}UNKNOWN_FUNCTION\0\u{1}INPUT_MISMATCH\0\u{1}FUNCTION_FAILED\0\u{1}OVERLOADED\0\u{1}FRAME_TOO_LARGE\0\u{1}DIGEST_MISMATCH\0\u{1}BAD_REQUEST\0\u{1}DEADLINE_EXCEEDED\0\u{1}CANCELLED\0\u{1}SHUTTING_DOWN\0\u{1}AWAITING_APPROVAL\0\u{1}DENIED\0\u{1}REVOKED\0\u{1}INVALID_ACCESS\0\u{1}SERVER_UNAVAILABLE\0\u{1}AUDIT_FAILED\0\u{1}WITNESS_REFUSED\0\u{1}NOT_A_WITNESS\0")
 }
 
 nonisolated extension Escrow_V1_RunRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -1272,6 +1547,237 @@ nonisolated extension Escrow_V1_RunResponse: SwiftProtobuf.Message, SwiftProtobu
     if lhs._output != rhs._output {return false}
     if lhs.flowID != rhs.flowID {return false}
     if lhs.auditSeq != rhs.auditSeq {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Escrow_V1_AuditHead: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".AuditHead"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}seq\0\u{3}entry_hash\0\u{1}time\0\u{3}host_key\0\u{3}host_signature\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularUInt64Field(value: &self.seq) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.entryHash) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.time) }()
+      case 4: try { try decoder.decodeSingularBytesField(value: &self.hostKey) }()
+      case 5: try { try decoder.decodeSingularBytesField(value: &self.hostSignature) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.seq != 0 {
+      try visitor.visitSingularUInt64Field(value: self.seq, fieldNumber: 1)
+    }
+    if !self.entryHash.isEmpty {
+      try visitor.visitSingularStringField(value: self.entryHash, fieldNumber: 2)
+    }
+    if !self.time.isEmpty {
+      try visitor.visitSingularStringField(value: self.time, fieldNumber: 3)
+    }
+    if !self.hostKey.isEmpty {
+      try visitor.visitSingularBytesField(value: self.hostKey, fieldNumber: 4)
+    }
+    if !self.hostSignature.isEmpty {
+      try visitor.visitSingularBytesField(value: self.hostSignature, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Escrow_V1_AuditHead, rhs: Escrow_V1_AuditHead) -> Bool {
+    if lhs.seq != rhs.seq {return false}
+    if lhs.entryHash != rhs.entryHash {return false}
+    if lhs.time != rhs.time {return false}
+    if lhs.hostKey != rhs.hostKey {return false}
+    if lhs.hostSignature != rhs.hostSignature {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Escrow_V1_WitnessedHead: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".WitnessedHead"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}head\0\u{3}host_certificate\0\u{3}witnessed_at\0\u{3}witness_key\0\u{3}witness_signature\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._head) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.hostCertificate) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.witnessedAt) }()
+      case 4: try { try decoder.decodeSingularBytesField(value: &self.witnessKey) }()
+      case 5: try { try decoder.decodeSingularBytesField(value: &self.witnessSignature) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._head {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if !self.hostCertificate.isEmpty {
+      try visitor.visitSingularStringField(value: self.hostCertificate, fieldNumber: 2)
+    }
+    if !self.witnessedAt.isEmpty {
+      try visitor.visitSingularStringField(value: self.witnessedAt, fieldNumber: 3)
+    }
+    if !self.witnessKey.isEmpty {
+      try visitor.visitSingularBytesField(value: self.witnessKey, fieldNumber: 4)
+    }
+    if !self.witnessSignature.isEmpty {
+      try visitor.visitSingularBytesField(value: self.witnessSignature, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Escrow_V1_WitnessedHead, rhs: Escrow_V1_WitnessedHead) -> Bool {
+    if lhs._head != rhs._head {return false}
+    if lhs.hostCertificate != rhs.hostCertificate {return false}
+    if lhs.witnessedAt != rhs.witnessedAt {return false}
+    if lhs.witnessKey != rhs.witnessKey {return false}
+    if lhs.witnessSignature != rhs.witnessSignature {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Escrow_V1_WitnessRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".WitnessRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}head\0\u{3}previous_seq\0\u{3}previous_hash\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._head) }()
+      case 2: try { try decoder.decodeSingularUInt64Field(value: &self.previousSeq) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.previousHash) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._head {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if self.previousSeq != 0 {
+      try visitor.visitSingularUInt64Field(value: self.previousSeq, fieldNumber: 2)
+    }
+    if !self.previousHash.isEmpty {
+      try visitor.visitSingularStringField(value: self.previousHash, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Escrow_V1_WitnessRequest, rhs: Escrow_V1_WitnessRequest) -> Bool {
+    if lhs._head != rhs._head {return false}
+    if lhs.previousSeq != rhs.previousSeq {return false}
+    if lhs.previousHash != rhs.previousHash {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Escrow_V1_WitnessReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".WitnessReply"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}witnessed\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._witnessed) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._witnessed {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Escrow_V1_WitnessReply, rhs: Escrow_V1_WitnessReply) -> Bool {
+    if lhs._witnessed != rhs._witnessed {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Escrow_V1_WitnessQuery: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".WitnessQuery"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Escrow_V1_WitnessQuery, rhs: Escrow_V1_WitnessQuery) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Escrow_V1_WitnessState: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".WitnessState"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}heads\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.heads) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.heads.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.heads, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Escrow_V1_WitnessState, rhs: Escrow_V1_WitnessState) -> Bool {
+    if lhs.heads != rhs.heads {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
