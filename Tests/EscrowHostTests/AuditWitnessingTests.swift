@@ -30,13 +30,18 @@ import Testing
                 try await daemon.start()
                 do {
                     let connection = try await ComputeConnection.connect(unixSocket: daemon.socketPath, group: MultiThreadedEventLoopGroup.singleton)
+                    let request = Escrow_V1_RunRequest.with {
+                        $0.app = "org.example.count"
+                        $0.purpose = "Count contacts"
+                        $0.accessSql = Self.countSQL
+                        $0.functionID = "identity"
+                    }
+                    // Through the daemon the flow is bound to this program: a flow of its own, approved here.
+                    await #expect(throws: RPCError.self) { try await connection.run(request, deadline: .seconds(30)) }
+                    let flow = try #require(try host.flows.list(status: .pending).first)
+                    try host.flows.approve(flow.id, .always)
                     for _ in 0..<5 {
-                        _ = try await connection.run(.with {
-                            $0.app = "org.example.count"
-                            $0.purpose = "Count contacts"
-                            $0.accessSql = Self.countSQL
-                            $0.functionID = "identity"
-                        }, deadline: .seconds(30))
+                        _ = try await connection.run(request, deadline: .seconds(30))
                     }
                     await connection.close()
                 } catch {
