@@ -70,6 +70,8 @@ public enum RequestText {
     /// Checks access SQL: no NUL or other control character but tab and line feed, no
     /// bidirectional override. (Its length is the guard's limit.)
     public static func checkSQL(_ sql: String) throws(RequestTextError) {
+        // Most SQL is ASCII without controls: one pass over the bytes decides.
+        if sql.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 || $0 == 0x0A }) { return }
         var offset = 0
         for scalar in sql.unicodeScalars {
             let value = scalar.value
@@ -84,6 +86,12 @@ public enum RequestText {
     }
 
     private static func checkPrintable(_ text: String, field: RequestTextError.Field, limit: Int) throws(RequestTextError) {
+        // Printable ASCII (the common case) is checked byte by byte; anything else character by character.
+        let utf8 = text.utf8
+        if utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            if utf8.count > limit { throw RequestTextError(field, text, .tooLong(limit: limit)) }
+            return
+        }
         var offset = 0
         for character in text {
             var marks = 0
