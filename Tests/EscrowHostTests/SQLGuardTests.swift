@@ -260,6 +260,48 @@ import Testing
         }
     }
 
+    /// `instr` and `replace` search in linear time: SQLite's own compare the needle at every
+    /// position, hours inside one call for these two (where the watchdog cannot reach).
+    @Test(.timeLimit(.minutes(1)), arguments: [
+        ("instr(printf('%.*c', 4000000, 'a'), printf('%.*c', 2000000, 'a') || 'b')", 0),
+        ("instr(CAST(printf('%.*c', 4000000, 'a') AS BLOB), CAST(printf('%.*c', 2000000, 'a') || 'b' AS BLOB))", 0),
+        ("length(replace(printf('%.*c', 4000000, 'a'), printf('%.*c', 2000000, 'a') || 'b', 'x'))", 4_000_000),
+    ])
+    func substringSearchEndsQuickly(expression: String, expected: Int) async throws {
+        try await TemporaryHome.with { temporary in
+            let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))
+            let result = try await host.runApproving(app: "a.b", purpose: "test", access: "SELECT \(expression) AS n", compute: "identity")
+            #expect(result.output.columns.first?.int64(at: 0) == Int64(expected))
+        }
+    }
+
+    /// The guard's instr and replace give SQLite's own results: value and type.
+    @Test func substringSearchGivesSQLitesOwnResults() async throws {
+        let expressions = [
+            "instr('abc', 'b')", "instr('héllo', 'l')", "instr(x'010203', x'03')", "instr('abc', '')",
+            "instr(NULL, 'a')", "instr('abc', NULL)", "instr(12345, 34)", "instr(x'616263', 'c')", "instr('abc', x'63')",
+            "instr('aé', x'a9')", "instr('ééx', 'x')", "instr('abc', 'abcd')", "instr('', 'a')", "instr(x'', x'00')",
+            "instr(x'80410041', x'41')", "instr(CAST(x'80414243' AS TEXT), 'A')", "instr(1.5, '.')",
+            "replace('abcabc', 'b', 'xy')", "replace('aaa', 'aa', 'b')", "replace('abc', '', 'z')", "replace(123, 2, 9)",
+            "replace(123, '', 9)", "replace(NULL, 'a', 'b')", "replace('a', NULL, 'b')", "replace('a', 'a', NULL)",
+            "replace('a', '', NULL)", "replace(x'616263', 'b', 'z')", "replace('héllo', 'é', 'e')", "replace('abc', 'abc', '')",
+            "replace('', 'a', 'b')", "replace('aXbXc', 'X', '')", "replace(1.25, '.', ',')",
+        ]
+        let plain = try Database(path: ":memory:", mode: .readWrite)
+        try await TemporaryHome.with { temporary in
+            let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))
+            for expression in expressions {
+                let statement = try plain.prepare("SELECT quote(\(expression)), typeof(\(expression))")
+                #expect(try statement.step())
+                let expected = [statement.string(0), statement.string(1)]
+                let result = try await host.runApproving(app: "a.b", purpose: "test",
+                                                         access: "SELECT quote(\(expression)) AS v, typeof(\(expression)) AS t", compute: "identity")
+                let columns = result.output.columns
+                #expect(columns.map { $0.string(at: 0) } == expected, "\(expression)")
+            }
+        }
+    }
+
     /// The guard's printf and format give SQLite's own output, byte for byte.
     @Test func printfGivesSQLitesOwnOutput() async throws {
         let expressions = [

@@ -10,7 +10,8 @@ import EscrowStore
 /// a progress handler that interrupts a query past its instruction budget or time limit, and a
 /// watchdog that interrupts it at its time limit when the time goes inside one function call.
 /// `printf` and `format` are replaced by `PrintfGuard`, which fails instead of returning NULL for
-/// an output over the length limit.
+/// an output over the length limit, and `instr` and `replace` by `SubstringSearch`, which finds
+/// in linear time what SQLite's own search finds in the product of the two lengths.
 ///
 /// Not thread-safe: one caller at a time (the host keeps it behind a lock).
 public final class GuardedConnection {
@@ -40,6 +41,7 @@ public final class GuardedConnection {
         state = GuardState(policy: policy)
         watchdog = GuardWatchdog(connection: handle)
         printf = try PrintfGuard(connection: handle, limit: policy.runningValueLimit)
+        SubstringSearch.install(on: handle)
         let context = Unmanaged.passUnretained(state).toOpaque()
         sqlite3_set_authorizer(handle, guardAuthorizer, context)
         sqlite3_progress_handler(handle, GuardState.progressInterval, guardProgressHandler, context)
