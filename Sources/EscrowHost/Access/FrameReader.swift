@@ -3,8 +3,8 @@ import EscrowCore
 import EscrowStore
 
 /// Reads a statement's rows straight into typed `Frame` columns, enforcing the row, byte and
-/// value-length limits, and resolves `Photos.asset` ids into the files' bytes (the paper's asset-type
-/// conversion) before compute() sees them.
+/// value-length limits, and resolves `Photos.asset` ids into the files' bytes (the paper's
+/// asset-type conversion) before compute() sees them.
 struct FrameReader {
     let statement: OpaquePointer
     let policy: AccessPolicy
