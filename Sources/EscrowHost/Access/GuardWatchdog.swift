@@ -11,25 +11,23 @@ import Synchronization
 /// watchdog calls `sqlite3_interrupt` at the deadline instead, which stops the query at its next
 /// instruction boundary.
 ///
-/// One dispatch timer per connection, on a queue all watchdogs share, rescheduled for each query:
-/// no thread is created per query. `sqlite3_interrupt` is called only under the lock, only while
-/// a query is armed and past its deadline, and never after `close()`: an interruption cannot reach
-/// the next query on the connection, nor a closed connection.
+/// One dispatch timer per connection, on a queue all watchdogs share: no thread is created per
+/// query. Arming a query only records its deadline under the lock; the timer is rescheduled only
+/// when it would fire after that deadline (the first query, or one with a shorter limit). A timer
+/// that fires before the armed deadline (set for an earlier query) reschedules itself for it.
+/// `sqlite3_interrupt` is called only under the lock, only while a query is armed and past its
+/// deadline, and never after `close()`: an interruption cannot reach the next query on the
+/// connection, nor a closed connection.
 ///
 /// Thread safety: `arm`, `disarm`, `hasFired` and `close` are called by the connection's one user
 /// at a time; the timer fires on the shared queue.
 final class GuardWatchdog {
     private let core: Core
-    private let timer: any DispatchSourceTimer
     private static let queue = DispatchQueue(label: "escrow.access-watchdog")
 
     /// A watchdog for the connection `handle`, which must stay open until `close()`.
     init(connection handle: OpaquePointer) {
-        core = Core(connection: handle)
-        timer = DispatchSource.makeTimerSource(queue: Self.queue)
-        let core = self.core
-        timer.setEventHandler { core.fire() }
-        timer.resume()
+        core = Core(connection: handle, timer: DispatchSource.makeTimerSource(queue: Self.queue))
     }
 
     deinit {
@@ -38,9 +36,7 @@ final class GuardWatchdog {
 
     /// Interrupts the connection's query `seconds` from now, unless `disarm()` comes first.
     func arm(seconds: Double) {
-        let deadline = DispatchTime.now() + seconds
-        core.arm(deadline: deadline)
-        timer.schedule(deadline: deadline, leeway: .milliseconds(5))
+        core.arm(deadline: DispatchTime.now() + seconds)
     }
 
     /// Stops watching the query: from now on the watchdog interrupts nothing until armed again.
@@ -57,7 +53,6 @@ final class GuardWatchdog {
     /// Stops the timer for good; call it before the connection closes.
     func close() {
         core.close()
-        timer.cancel()
     }
 
     /// What the timer's handler shares with the connection's user, behind one lock.
@@ -65,6 +60,10 @@ final class GuardWatchdog {
         private struct State {
             /// The connection; nil once closed.
             var connection: Interruptible?
+            /// The timer; nil once closed (it holds the handler, which holds this core).
+            var timer: (any DispatchSourceTimer)?
+            /// When the timer is set to fire; nil when it is not.
+            var scheduled: DispatchTime?
             var armed = false
             var deadline = DispatchTime.distantFuture
             var fired = false
@@ -72,8 +71,12 @@ final class GuardWatchdog {
 
         private let state: Mutex<State>
 
-        init(connection: OpaquePointer) {
-            state = Mutex(State(connection: Interruptible(handle: connection)))
+        init(connection: OpaquePointer, timer: sending any DispatchSourceTimer) {
+            state = Mutex(State(connection: Interruptible(handle: connection), timer: timer))
+            state.withLock { state in
+                state.timer?.setEventHandler { [self] in fire() }
+                state.timer?.resume()
+            }
         }
 
         func arm(deadline: DispatchTime) {
@@ -81,6 +84,8 @@ final class GuardWatchdog {
                 state.armed = true
                 state.deadline = deadline
                 state.fired = false
+                if let scheduled = state.scheduled, scheduled <= deadline { return }
+                Self.schedule(&state, at: deadline)
             }
         }
 
@@ -96,17 +101,30 @@ final class GuardWatchdog {
             state.withLock { state in
                 state.armed = false
                 state.connection = nil
+                state.timer?.cancel()
+                state.timer = nil
             }
         }
 
-        /// The timer's handler. A firing scheduled for an earlier query finds a later deadline
-        /// (or nothing armed) and does nothing.
-        func fire() {
+        /// The timer's handler: interrupts an armed query past its deadline, or sets the timer
+        /// again for an armed query whose deadline is still ahead.
+        private func fire() {
             state.withLock { state in
-                guard state.armed, let connection = state.connection, DispatchTime.now() >= state.deadline else { return }
+                state.scheduled = nil
+                guard state.armed, let connection = state.connection else { return }
+                guard DispatchTime.now() >= state.deadline else {
+                    Self.schedule(&state, at: state.deadline)
+                    return
+                }
                 sqlite3_interrupt(connection.handle)
                 state.fired = true
             }
+        }
+
+        private static func schedule(_ state: inout State, at deadline: DispatchTime) {
+            guard let timer = state.timer else { return }
+            timer.schedule(deadline: deadline, leeway: .milliseconds(5))
+            state.scheduled = deadline
         }
     }
 
