@@ -192,6 +192,10 @@ import Testing
             policy.instructionBudget = .max
             policy.timeLimit = 0.5
             let host = try EscrowHost(home: temporary.home, policy: policy, logger: .init(label: "test"))
+            // A query before it sets the watchdog's timer for its own, earlier deadline: the timer
+            // fires then and sets itself again for the slow query's.
+            let before = try await host.runApproving(app: "org.example.wide", purpose: "test", access: "SELECT 1 AS one", compute: "identity")
+            #expect(before.output.columns.first?.int64(at: 0) == 1)
             let sql = """
                 WITH n(i) AS (VALUES (1), (2), (3), (4), (5), (6), (7), (8), (9), (10))
                 SELECT length(printf('%.*c', 60000000 + i, 'x')) AS width FROM n
