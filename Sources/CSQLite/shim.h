@@ -1,4 +1,5 @@
 #include <sqlite3.h>
+#include <stddef.h>
 
 /// Turns off SQLite's memory statistics (SQLITE_CONFIG_MEMSTATUS), which take one process-wide
 /// mutex around every allocation SQLite makes. Escrow reads none of those statistics, and two
@@ -9,3 +10,8 @@
 static inline int escrow_sqlite_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
+
+/// glibc's memmem: the first occurrence of a byte string in another, in time linear in both
+/// lengths (two-way search). The guarded connection's `instr` and `replace` use it. Declared here
+/// because <string.h> shows it only under _GNU_SOURCE, which Swift's Glibc module is built without.
+void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen);

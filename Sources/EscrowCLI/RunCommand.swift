@@ -47,20 +47,14 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
+            let values = try ComputeParameters(options: parameters)
             let home = try global.escrowHome()
             let host = try EscrowHost(home: home, logger: global.logger())
-            var values: [String: String] = [:]
-            for parameter in parameters {
-                guard let equals = parameter.firstIndex(of: "="), equals != parameter.startIndex else {
-                    throw CLIError("--param \(parameter): expected NAME=VALUE")
-                }
-                values[String(parameter[..<equals])] = String(parameter[parameter.index(after: equals)...])
-            }
             let result: RunResult
             do {
                 result = try await host.run(app: app, purpose: purpose, access: sql, compute: compute,
                                             on: server.map(Destination.server) ?? .device,
-                                            parameters: ComputeParameters(values))
+                                            parameters: values)
             } catch {
                 await Self.witness(host)
                 throw error

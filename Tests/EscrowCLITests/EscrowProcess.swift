@@ -47,17 +47,23 @@ struct EscrowProcess {
     /// - Parameters:
     ///   - arguments: the command line after `escrow`.
     ///   - environment: variables to set (or override) for this run.
+    ///   - launcher: a program and its arguments that start `escrow` (e.g. `setpriv …`), or none.
     /// - Returns: the exit status and the captured output.
     /// - Throws: when the executable cannot be found or started.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Outcome {
-        try await offPool { try runBlocking(arguments, environment: environment) }
+    static func run(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = []) async throws -> Outcome {
+        try await offPool { try runBlocking(arguments, environment: environment, launcher: launcher) }
     }
 
     /// `run`, blocking the calling thread until the process exits.
-    private static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> Outcome {
+    private static func runBlocking(_ arguments: [String], environment: [String: String], launcher: [String]) throws -> Outcome {
         let process = Process()
-        process.executableURL = try executable()
-        process.arguments = arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [try executable().path] + arguments
+        } else {
+            process.executableURL = try executable()
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = packageRoot
         var variables = ProcessInfo.processInfo.environment
         variables.removeValue(forKey: "ESCROW_HOME")

@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite("escrow import")
 struct ImportCommandTests {
@@ -84,6 +87,49 @@ struct ImportCommandTests {
         let againLine = try #require(ImportLine(again, kind: "photos"), "\(again)")
         #expect(againLine.added == 0)
         #expect(againLine.alreadyPresent == images)
+    }
+
+    /// How to start `escrow` so that a folder with mode 000 cannot be listed: as it is, or for
+    /// root (who reads any folder) through `setpriv` without the capabilities that let root ignore
+    /// permissions. Nil when the test runs as root and `setpriv` is missing.
+    static let withoutPermissionOverride: [String]? = {
+        guard getuid() == 0 else { return [] }
+        let setpriv = "/usr/bin/setpriv"
+        guard FileManager.default.isExecutableFile(atPath: setpriv) else { return nil }
+        return [setpriv, "--bounding-set", "-dac_override,-dac_read_search", "--"]
+    }()
+
+    @Test("photos: a subfolder that cannot be read fails the import, naming it, and imports nothing",
+          .enabled(if: withoutPermissionOverride != nil, "runs as root without /usr/bin/setpriv to drop the capability to read any folder"))
+    func unreadablePhotoFolder() async throws {
+        let launcher = try #require(Self.withoutPermissionOverride)
+        let home = ScratchHome()
+        defer { home.remove() }
+        try #require(try await home.escrow("init").succeeded)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("escrow-photos-\(UUID().uuidString)")
+        let locked = folder.appendingPathComponent("locked")
+        try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
+        defer {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked.path)
+            try? FileManager.default.removeItem(at: folder)
+        }
+        let images = Array(Set(try SampleData.imageFiles().values).prefix(2))
+        try #require(images.count == 2)
+        try images[0].write(to: folder.appendingPathComponent("top.jpg"))
+        try images[1].write(to: locked.appendingPathComponent("inside.jpg"))
+        try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: locked.path)
+
+        let failed = try await EscrowProcess.run(["--home", home.path, "import", "photos", folder.path], launcher: launcher)
+        #expect(failed.status != 0, "\(failed)")
+        #expect(failed.errorLines.count == 1, "\(failed)")
+        #expect(failed.standardError.contains(locked.path), "\(failed)")
+        #expect(failed.standardError.contains("cannot be read"), "\(failed)")
+
+        // Nothing was imported: once the folder is readable, both pictures are new.
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked.path)
+        let imported = try await home.escrow("import", "photos", folder.path)
+        let line = try #require(ImportLine(imported, kind: "photos"), "\(imported)")
+        #expect(line.added == 2)
     }
 
     @Test("a malformed vCard fails with file:line: and imports nothing")

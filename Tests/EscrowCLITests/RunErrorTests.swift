@@ -58,6 +58,8 @@ struct RunErrorTests {
     @Test("a parameter that is not a number is a clear error", arguments: [
         (["--param", "radius=abc"], ["radius", "abc"]),
         (["--param", "radius"], ["--param radius", "NAME=VALUE"]),
+        (["--param", "radius=1000", "--param", "radius=2000"], ["--param radius", "more than once"]),
+        (["--param", "radius=1000", "--param", "radius=1000"], ["--param radius", "more than once"]),
     ])
     func badParameter(_ extra: [String], _ mentions: [String]) async throws {
         let home = try await Self.homeWithContacts()

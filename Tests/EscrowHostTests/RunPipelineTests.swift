@@ -117,6 +117,25 @@ import Testing
         }
     }
 
+    /// A value over the length limit fails the run (it used to come back as NULL with success),
+    /// and the failed run is audited with the error's words.
+    @Test func overLimitValueFailsTheRunAndIsAudited() async throws {
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            let host = try EscrowHost(home: temporary.home, logger: logger)
+            let error = AccessError.runningValueTooLarge(limit: AccessPolicy().maxValueBytes)
+            await #expect(throws: error) {
+                try await host.runApproving(app: "a.b", purpose: "p",
+                                            access: "SELECT givenName, printf('%.*c', 1000000000, familyName) AS padded FROM Contact",
+                                            compute: "identity")
+            }
+            let entry = try #require(try host.audit.entries().last)
+            #expect(entry.facts.outcome == .failed)
+            #expect(entry.facts.reason == error.description)
+            #expect(entry.facts.reads == ["Contact.familyName", "Contact.givenName"])
+        }
+    }
+
     @Test func requestErrors() async throws {
         try await TemporaryHome.with { temporary in
             let host = try EscrowHost(home: temporary.home, logger: logger)

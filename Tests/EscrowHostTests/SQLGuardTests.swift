@@ -160,8 +160,172 @@ import Testing
     @Test func hugeValuesAreRefusedBeforeTheyAreBuilt() async throws {
         try await TemporaryHome.with { temporary in
             let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))
-            await #expect(throws: AccessError.executionFailed(message: "string or blob too big")) {
+            await #expect(throws: AccessError.runningValueTooLarge(limit: 64 * 1024 * 1024)) {
                 try await host.runApproving(app: "a.b", purpose: "test", access: "SELECT replace(printf('%.*c', 1000000, 'x'), 'x', '\(String(repeating: "y", count: 100))') AS big", compute: "identity")
+            }
+        }
+    }
+
+    /// The issue's query: five rows of a printf field a billion characters wide. SQLite filled
+    /// each for tens of seconds inside one call, then gave NULL and the run succeeded.
+    @Test func printfFieldOverTheLengthLimitFailsAtOnce() async throws {
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))
+            let sql = "SELECT printf('%.*c', 1000000000, givenName) AS padded FROM Contact LIMIT 5"
+            let clock = ContinuousClock()
+            let started = clock.now
+            await #expect(throws: AccessError.runningValueTooLarge(limit: 64 * 1024 * 1024)) {
+                try await host.runApproving(app: "a.b", purpose: "test", access: sql, compute: "identity")
+            }
+            // Before, this took tens of seconds a row; the bound only catches that.
+            #expect(clock.now - started < .seconds(20))
+        }
+    }
+
+    /// Time spent inside one function call per row: ten rows of a 60-million-character printf
+    /// field, under a thousand SQLite instructions in all, so the progress handler never runs.
+    /// The watchdog interrupts the query at its time limit, with the time limit's error.
+    @Test func timeInsideFunctionCallsIsInterruptedAtTheTimeLimit() async throws {
+        try await TemporaryHome.with { temporary in
+            var policy = AccessPolicy()
+            policy.instructionBudget = .max
+            policy.timeLimit = 0.5
+            let host = try EscrowHost(home: temporary.home, policy: policy, logger: .init(label: "test"))
+            // A query before it sets the watchdog's timer for its own, earlier deadline: the timer
+            // fires then and sets itself again for the slow query's.
+            let before = try await host.runApproving(app: "org.example.wide", purpose: "test", access: "SELECT 1 AS one", compute: "identity")
+            #expect(before.output.columns.first?.int64(at: 0) == 1)
+            let sql = """
+                WITH n(i) AS (VALUES (1), (2), (3), (4), (5), (6), (7), (8), (9), (10))
+                SELECT length(printf('%.*c', 60000000 + i, 'x')) AS width FROM n
+                """
+            await #expect(throws: AccessError.timeLimitExceeded(seconds: 0.5)) {
+                try await host.runApproving(app: "org.example.wide", purpose: "test", access: sql, compute: "identity")
+            }
+            // The interruption does not reach the next query on the connection.
+            let result = try await host.runApproving(app: "org.example.wide", purpose: "test", access: "SELECT 1 AS one", compute: "identity")
+            #expect(result.output.columns.first?.int64(at: 0) == 1)
+        }
+    }
+
+    /// SQL functions that can build a large value or spend long in one call: each fails with the
+    /// length limit's error (here 1 MiB), none returns NULL or runs on.
+    static let oversizedValues = [
+        "printf('%.*c', 1000000000, 'x')",
+        "printf('%.*c', -1000000000, 'x')",
+        "printf('%.*c', '1000000000', 'x')",
+        "format('%.*c', 2000000000, 'x')",
+        "printf('%*d', 2000000000, 1)",
+        "printf('%-*s', 2000000000, 'x')",
+        "printf('%2000000000d', 1)",
+        "printf('%.2000000000f', 1.5)",
+        "printf('%!.*g', 2000000000, 1.5)",
+        "printf('%s%s', printf('%.*c', 600000, 'x'), printf('%.*c', 600000, 'y'))",
+        "printf('%.*c', 600000, 'x') || printf('%.*c', 600000, 'y')",
+        "json_quote(printf('%.*c', 600000, '\"'))",
+        "replace(printf('%.*c', 100000, 'x'), 'x', 'yyyyyyyyyyyyyyyyyyyy')",
+        "hex(printf('%.*c', 600000, 'x'))",
+        "quote(CAST(printf('%.*c', 600000, 'x') AS BLOB))",
+        "json_array(printf('%.*c', 600000, 'x'), printf('%.*c', 600000, 'y'))",
+        "(WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20) SELECT group_concat(printf('%.*c', 100000, 'x')) FROM n)",
+        "(WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20) SELECT json_group_array(printf('%.*c', 100000, 'x')) FROM n)",
+    ]
+
+    @Test(arguments: SQLGuardTests.oversizedValues)
+    func oversizedValueFailsWithTheLengthLimit(expression: String) async throws {
+        try await TemporaryHome.with { temporary in
+            var policy = AccessPolicy()
+            policy.maxValueBytes = 1 << 20
+            let host = try EscrowHost(home: temporary.home, policy: policy, logger: .init(label: "test"))
+            await #expect(throws: AccessError.runningValueTooLarge(limit: 1 << 20)) {
+                try await host.runApproving(app: "a.b", purpose: "test", access: "SELECT \(expression) AS big", compute: "identity")
+            }
+        }
+    }
+
+    /// A result value over `maxValueBytes` (below SQLite's 1 MiB floor) fails the run, naming the
+    /// column, its size and the limit; a value at the limit passes.
+    @Test func resultValueOverTheLimitFailsTheRun() async throws {
+        try await TemporaryHome.with { temporary in
+            var policy = AccessPolicy()
+            policy.maxValueBytes = 1000
+            let host = try EscrowHost(home: temporary.home, policy: policy, logger: .init(label: "test"))
+            await #expect(throws: AccessError.valueTooLarge(column: "padded", bytes: 2000, limit: 1000)) {
+                try await host.runApproving(app: "a.b", purpose: "test", access: "SELECT 1 AS n, printf('%.*c', 2000, 'x') AS padded", compute: "identity")
+            }
+            await #expect(throws: AccessError.valueTooLarge(column: "raw", bytes: 1001, limit: 1000)) {
+                try await host.runApproving(app: "a.b", purpose: "test", access: "SELECT CAST(printf('%.*c', 1001, 'x') AS BLOB) AS raw", compute: "identity")
+            }
+            let result = try await host.runApproving(app: "a.b", purpose: "test", access: "SELECT printf('%.*c', 1000, 'x') AS padded", compute: "identity")
+            #expect(result.output.columns.first?.string(at: 0)?.utf8.count == 1000)
+            let message = AccessError.valueTooLarge(column: "padded", bytes: 2000, limit: 1000).description
+            #expect(message.contains("padded") && message.contains("2000 bytes") && message.contains("limit of 1000") && message.contains("substr"))
+        }
+    }
+
+    /// `instr` and `replace` search in linear time: SQLite's own compare the needle at every
+    /// position, hours inside one call for these two (where the watchdog cannot reach).
+    @Test(.timeLimit(.minutes(1)), arguments: [
+        ("instr(printf('%.*c', 4000000, 'a'), printf('%.*c', 2000000, 'a') || 'b')", 0),
+        ("instr(CAST(printf('%.*c', 4000000, 'a') AS BLOB), CAST(printf('%.*c', 2000000, 'a') || 'b' AS BLOB))", 0),
+        ("length(replace(printf('%.*c', 4000000, 'a'), printf('%.*c', 2000000, 'a') || 'b', 'x'))", 4_000_000),
+    ])
+    func substringSearchEndsQuickly(expression: String, expected: Int) async throws {
+        try await TemporaryHome.with { temporary in
+            let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))
+            let result = try await host.runApproving(app: "a.b", purpose: "test", access: "SELECT \(expression) AS n", compute: "identity")
+            #expect(result.output.columns.first?.int64(at: 0) == Int64(expected))
+        }
+    }
+
+    /// The guard's instr and replace give SQLite's own results: value and type.
+    @Test func substringSearchGivesSQLitesOwnResults() async throws {
+        let expressions = [
+            "instr('abc', 'b')", "instr('héllo', 'l')", "instr(x'010203', x'03')", "instr('abc', '')",
+            "instr(NULL, 'a')", "instr('abc', NULL)", "instr(12345, 34)", "instr(x'616263', 'c')", "instr('abc', x'63')",
+            "instr('aé', x'a9')", "instr('ééx', 'x')", "instr('abc', 'abcd')", "instr('', 'a')", "instr(x'', x'00')",
+            "instr(x'80410041', x'41')", "instr(CAST(x'80414243' AS TEXT), 'A')", "instr(1.5, '.')",
+            "replace('abcabc', 'b', 'xy')", "replace('aaa', 'aa', 'b')", "replace('abc', '', 'z')", "replace(123, 2, 9)",
+            "replace(123, '', 9)", "replace(NULL, 'a', 'b')", "replace('a', NULL, 'b')", "replace('a', 'a', NULL)",
+            "replace('a', '', NULL)", "replace(x'616263', 'b', 'z')", "replace('héllo', 'é', 'e')", "replace('abc', 'abc', '')",
+            "replace('', 'a', 'b')", "replace('aXbXc', 'X', '')", "replace(1.25, '.', ',')",
+        ]
+        let plain = try Database(path: ":memory:", mode: .readWrite)
+        try await TemporaryHome.with { temporary in
+            let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))
+            for expression in expressions {
+                let statement = try plain.prepare("SELECT quote(\(expression)), typeof(\(expression))")
+                #expect(try statement.step())
+                let expected = [statement.string(0), statement.string(1)]
+                let result = try await host.runApproving(app: "a.b", purpose: "test",
+                                                         access: "SELECT quote(\(expression)) AS v, typeof(\(expression)) AS t", compute: "identity")
+                let columns = result.output.columns
+                #expect(columns.map { $0.string(at: 0) } == expected, "\(expression)")
+            }
+        }
+    }
+
+    /// The guard's printf and format give SQLite's own output, byte for byte.
+    @Test func printfGivesSQLitesOwnOutput() async throws {
+        let expressions = [
+            "printf('%.2f', 3.14159)", "printf('%5s|%-5s|', 'ab', 'cd')", "format('%d items', 3)",
+            "printf('%q', 'it''s')", "printf('%Q', NULL)", "printf('%,d', 1234567)", "printf('%.3c', 'é')",
+            "printf('%%')", "printf('%5.1f%%', 2.25)", "printf('abc')", "printf('%s', NULL)", "printf(NULL)",
+            "printf('%x %X %o', 255, 255, 8)", "printf('%08.3f', -3.5)", "printf('%w', 'a\"b')", "printf('%z', 'z')",
+            "printf('%*d|%-*d|', 4, 7, 4, 7)", "printf('%.*s', 2, 'abcdef')", "printf('%.*s', 2000000000, 'abc')",
+            "printf('%d %d', 1)", "printf('%!.3g', 1.0)", "printf('%e', 12345.678)", "printf('%c', 'xyz')",
+            "printf('%s', x'41')", "printf('%lld', 9007199254740993)", "printf('%.*c', 3, 'ab')",
+        ]
+        let plain = try Database(path: ":memory:", mode: .readWrite)
+        try await TemporaryHome.with { temporary in
+            let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))
+            for expression in expressions {
+                let statement = try plain.prepare("SELECT \(expression)")
+                #expect(try statement.step())
+                let expected = statement.string(0)
+                let result = try await host.runApproving(app: "a.b", purpose: "test", access: "SELECT \(expression) AS v", compute: "identity")
+                #expect(result.output.columns.first?.string(at: 0) == expected, "\(expression)")
             }
         }
     }

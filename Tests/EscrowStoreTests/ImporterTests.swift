@@ -5,6 +5,9 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Importers end to end: files on disk → rows, one transaction each, idempotent.
 @Suite struct ImporterTests {
@@ -230,6 +233,29 @@ import Testing
             let stored = try FileManager.default.subpathsOfDirectory(atPath: temporary.home.assetsURL.path)
                 .filter { !$0.contains(".partial") && $0.count > 2 }
             #expect(stored.isEmpty, "copied assets are removed when the import fails: \(stored)")
+        }
+    }
+
+    /// Root reads a folder whatever its mode, so this runs only for other users; the CLI test
+    /// `unreadablePhotoFolder` runs the same case for root, through `setpriv`.
+    @Test(.enabled(if: getuid() != 0, "root can list a folder with mode 000; ImportCommandTests covers root"))
+    func unreadableSubfolderFailsThePhotoImportAndWritesNothing() async throws {
+        try await TemporaryHome.with { temporary in
+            let folder = temporary.url.appendingPathComponent("in", isDirectory: true)
+            let locked = folder.appendingPathComponent("locked", isDirectory: true)
+            try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
+            try Data(MediaFixtures.jpeg(variant: 1)).write(to: folder.appendingPathComponent("a.jpg"))
+            try Data(MediaFixtures.jpeg(variant: 2)).write(to: locked.appendingPathComponent("b.jpg"))
+            try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: locked.path)
+            defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked.path) }
+            let importer = Importer(home: temporary.home, logger: logger)
+            #expect {
+                try importer.importPhotos(from: folder)
+            } throws: { error in
+                guard let error = error as? ImportError else { return false }
+                return error.file == locked.path && error.reason.contains("cannot be read")
+            }
+            #expect(try count("Photos", in: temporary.home) == 0)
         }
     }
 

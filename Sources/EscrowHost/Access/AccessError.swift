@@ -18,6 +18,13 @@ public enum AccessError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooManyRows(limit: Int)
     /// The result is larger than allowed.
     case tooManyBytes(limit: Int)
+    /// One text or blob value of the result, in the named result column, is longer than
+    /// `AccessPolicy.maxValueBytes`.
+    case valueTooLarge(column: String, bytes: Int, limit: Int)
+    /// SQLite stopped the query because an expression (`printf`, `replace`, `||`,
+    /// `group_concat`, …) would have built a text or blob value over SQLite's length limit
+    /// (`AccessPolicy.maxValueBytes`, at least 1 MiB). SQLite does not say which expression.
+    case runningValueTooLarge(limit: Int)
     /// The query failed while running (SQLite's message).
     case executionFailed(message: String)
 
@@ -46,6 +53,10 @@ public enum AccessError: Error, Sendable, Equatable, CustomStringConvertible {
             return "access SQL returned more than \(limit) rows (the limit); add a LIMIT or a WHERE clause"
         case .tooManyBytes(let limit):
             return "access SQL returned more than \(limit) bytes (the limit); select fewer columns or rows"
+        case .valueTooLarge(let column, let bytes, let limit):
+            return "access SQL returned a value of \(bytes) bytes in column \(column), over the limit of \(limit) bytes for one value; select less of it, e.g. substr(\(column), 1, \(limit)), or compute what you need in SQL (length, instr)"
+        case .runningValueTooLarge(let limit):
+            return "access SQL was stopped: it would build a text or blob value over \(limit) bytes (the limit for one value); build smaller values (substr, a narrower printf width, fewer rows into group_concat)"
         case .executionFailed(let message):
             return "access SQL failed while running: \(message)"
         }

@@ -12,11 +12,21 @@ public struct AccessPolicy: Sendable, Equatable {
     public var maxRows = 1_000_000
     /// Most bytes a result may hold (assets included).
     public var maxBytes = 512 * 1024 * 1024
-    /// Largest single text or blob value SQLite may build while running the query (so
-    /// `printf('%.*c', 1000000000, 'x')` fails instead of allocating a gigabyte).
+    /// Largest single text or blob value a result may hold, and that SQLite may build while
+    /// running the query (so `printf('%.*c', 1000000000, 'x')` fails instead of allocating a
+    /// gigabyte). Photos' bytes count towards `maxBytes` only.
     public var maxValueBytes = 64 * 1024 * 1024
 
     public init() {}
+
+    /// SQLite's length limit while the query runs (`SQLITE_LIMIT_LENGTH`): `maxValueBytes`, but at
+    /// least 1 MiB and at most SQLite's own maximum of 1,000,000,000. The floor is there because
+    /// SQLite applies the same limit to whole rows it sorts or groups (`ORDER BY`, `DISTINCT`)
+    /// and to stored values a query only filters on: a small `maxValueBytes` still lets ordinary
+    /// queries run, and the result's values are held to `maxValueBytes` exactly by the reader.
+    var runningValueLimit: Int {
+        min(max(maxValueBytes, 1 << 20), 1_000_000_000)
+    }
 
     /// Table-valued functions that read no personal data.
     static let tableFunctions: Set<String> = ["json_each", "json_tree"]

@@ -2,9 +2,9 @@ import CSQLite
 import EscrowCore
 import EscrowStore
 
-/// Reads a statement's rows straight into typed `Frame` columns, enforcing the row and byte
-/// limits, and resolves `Photos.asset` ids into the files' bytes (the paper's asset-type
-/// conversion) before compute() sees them.
+/// Reads a statement's rows straight into typed `Frame` columns, enforcing the row, byte and
+/// value-length limits, and resolves `Photos.asset` ids into the files' bytes (the paper's
+/// asset-type conversion) before compute() sees them.
 struct FrameReader {
     let statement: OpaquePointer
     let policy: AccessPolicy
@@ -14,6 +14,7 @@ struct FrameReader {
     func read(interruption: () -> AccessError?) throws -> AccessResult {
         let columnCount = Int(sqlite3_column_count(statement))
         var builders: [ColumnBuilder] = []
+        var names: [String] = []
         var assetColumns: [Bool] = []
         builders.reserveCapacity(columnCount)
         for index in 0..<Int32(columnCount) {
@@ -22,6 +23,7 @@ struct FrameReader {
             let isAsset = origin?.table == "Photos" && origin?.column == "asset"
             assetColumns.append(isAsset)
             let declared = isAsset ? ColumnType.bytes : Self.declaredType(statement, index)
+            names.append(name)
             builders.append(ColumnBuilder(name: name, type: declared))
         }
 
@@ -33,6 +35,7 @@ struct FrameReader {
             if rc == SQLITE_DONE { break }
             guard rc == SQLITE_ROW else {
                 if let interruption = interruption() { throw interruption }
+                if rc & 0xff == SQLITE_TOOBIG { throw AccessError.runningValueTooLarge(limit: policy.runningValueLimit) }
                 throw AccessError.executionFailed(message: String(cString: sqlite3_errmsg(database)))
             }
             rows += 1
@@ -48,6 +51,7 @@ struct FrameReader {
                     bytes += 8
                 case SQLITE_TEXT:
                     let count = Int(sqlite3_column_bytes(statement, index))
+                    if !assetColumns[column] { try checkValue(count, column: names[column]) }
                     let text = sqlite3_column_text(statement, index).map {
                         String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
                     } ?? ""
@@ -63,6 +67,7 @@ struct FrameReader {
                     }
                 case SQLITE_BLOB:
                     let count = Int(sqlite3_column_bytes(statement, index))
+                    try checkValue(count, column: names[column])
                     let blob = sqlite3_column_blob(statement, index).map {
                         Array(UnsafeRawBufferPointer(start: $0, count: count))
                     } ?? []
@@ -81,6 +86,14 @@ struct FrameReader {
             throw AccessError.invalidSQL(message: error.description, offset: nil)
         }
         return AccessResult(frame: frame, rowCount: rows, byteCount: bytes, knownDigests: knownDigests)
+    }
+
+    /// Fails when one text or blob value of the result is over `maxValueBytes` (a picture's bytes
+    /// are not a value the query built: they count towards `maxBytes` only).
+    private func checkValue(_ count: Int, column: String) throws(AccessError) {
+        guard count <= policy.maxValueBytes else {
+            throw .valueTooLarge(column: column, bytes: count, limit: policy.maxValueBytes)
+        }
     }
 
     /// The table and column a result column comes from, when it is a plain column reference.

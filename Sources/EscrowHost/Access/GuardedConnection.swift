@@ -7,13 +7,19 @@ import EscrowStore
 /// It opens only the data database (`SQLITE_OPEN_READONLY`, `query_only`), never the escrow's own
 /// database, and installs an authorizer that allows nothing but reading the data tables (plus
 /// pure functions, recursive CTEs and `json_each`/`json_tree`) and records every column read, and
-/// a progress handler that interrupts a query past its instruction budget or time limit.
+/// a progress handler that interrupts a query past its instruction budget or time limit, and a
+/// watchdog that interrupts it at its time limit when the time goes inside one function call.
+/// `printf` and `format` are replaced by `PrintfGuard`, which fails instead of returning NULL for
+/// an output over the length limit, and `instr` and `replace` by `SubstringSearch`, which finds
+/// in linear time what SQLite's own search finds in the product of the two lengths.
 ///
 /// Not thread-safe: one caller at a time (the host keeps it behind a lock).
 public final class GuardedConnection {
     public let policy: AccessPolicy
     private let database: Database
     private let state: GuardState
+    private let watchdog: GuardWatchdog
+    private let printf: PrintfGuard
     private var cache: [String: AccessStatement] = [:]
     private static let cacheLimit = 128
 
@@ -31,17 +37,23 @@ public final class GuardedConnection {
         let handle = database.handle
         sqlite3_limit(handle, SQLITE_LIMIT_ATTACHED, 0)
         sqlite3_limit(handle, SQLITE_LIMIT_SQL_LENGTH, Int32(clamping: policy.maxSQLLength))
-        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Int32(clamping: min(max(policy.maxValueBytes, 1 << 20), 1_000_000_000)))
+        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Int32(policy.runningValueLimit))
         state = GuardState(policy: policy)
+        watchdog = GuardWatchdog(connection: handle)
+        printf = try PrintfGuard(connection: handle, limit: policy.runningValueLimit)
+        SubstringSearch.install(on: handle)
         let context = Unmanaged.passUnretained(state).toOpaque()
         sqlite3_set_authorizer(handle, guardAuthorizer, context)
         sqlite3_progress_handler(handle, GuardState.progressInterval, guardProgressHandler, context)
     }
 
     deinit {
-        // The callbacks hold an unretained pointer to `state`: remove them before it goes.
+        // The watchdog must not interrupt a closed connection, and the callbacks hold unretained
+        // pointers to `state` and `printf`: remove them before those go.
+        watchdog.close()
         sqlite3_set_authorizer(database.handle, nil, nil)
         sqlite3_progress_handler(database.handle, 0, nil, nil)
+        printf.uninstall()
     }
 
     /// Checks `sql` with the guard and compiles it.
@@ -101,13 +113,23 @@ public final class GuardedConnection {
     /// Runs a compiled access statement and builds its result frame, turning `Photos.asset`
     /// ids into the files' bytes.
     ///
-    /// - Throws: `AccessError` when the query exceeds its budget, time, row or byte limit, or
-    ///   fails; `StoreError` when an asset file is missing.
+    /// - Throws: `AccessError` when the query exceeds its budget, time, row, byte or value-length
+    ///   limit, or fails; `StoreError` when an asset file is missing.
     public func execute(_ statement: AccessStatement, assets: AssetStore) throws -> AccessResult {
         state.beginExecution()
+        watchdog.arm(seconds: policy.timeLimit)
+        // Deferred blocks run last first: the watchdog is disarmed before the statement is reset.
         defer { sqlite3_reset(statement.handle) }
+        defer { watchdog.disarm() }
         return try FrameReader(statement: statement.handle, policy: policy, assets: assets, database: database.handle)
-            .read(interruption: { self.state.interruption })
+            .read(interruption: { self.interruption })
+    }
+
+    /// Why the running query was interrupted: the progress handler's reason, or the time limit
+    /// when the watchdog interrupted it.
+    private var interruption: AccessError? {
+        if let reason = state.interruption { return reason }
+        return watchdog.hasFired ? .timeLimitExceeded(seconds: policy.timeLimit) : nil
     }
 
     private static func pragmaName(_ sql: String) -> String {

@@ -125,8 +125,15 @@ public struct Importer: Sendable {
         guard isDirectory.boolValue else {
             throw ImportError(file: folder.path, line: nil, reason: "not a folder; pass the folder that holds the photos")
         }
+        // A folder below that cannot be listed stops the walk and fails the import, as an
+        // unreadable file does: skipping it would import part of the photos without a word.
+        var unreadable: URL?
         guard let enumerator = FileManager.default.enumerator(
-            at: folder, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles]
+            at: folder, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles],
+            errorHandler: { url, _ in
+                unreadable = url
+                return false
+            }
         ) else {
             throw ImportError(file: folder.path, line: nil, reason: "cannot list the folder")
         }
@@ -135,6 +142,10 @@ public struct Importer: Sendable {
             if (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
                 files.append(url)
             }
+        }
+        if let unreadable {
+            throw ImportError(file: unreadable.path, line: nil,
+                              reason: "cannot be read (check its permissions); nothing was imported")
         }
         return files.sorted { $0.path < $1.path }
     }
