@@ -330,6 +330,26 @@ import Testing
         }
     }
 
+    /// LIKE and GLOB patterns are held to `maxPatternBytes`: matching costs the pattern's length
+    /// times the text's inside one call, where the time limit cannot interrupt it.
+    @Test func longLikeAndGlobPatternsAreRefused() async throws {
+        try await TemporaryHome.with { temporary in
+            let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))
+            let limit = AccessPolicy().maxPatternBytes
+            for (pattern, text) in [("%" + String(repeating: "a", count: limit - 2) + "b", "aaab"), ("*" + String(repeating: "a", count: limit - 1), "x")] {
+                let operation = pattern.hasPrefix("%") ? "LIKE" : "GLOB"
+                let allowed = try await host.runApproving(app: "a.b", purpose: "test",
+                                                          access: "SELECT '\(text)' \(operation) '\(pattern)' AS v", compute: "identity")
+                #expect(allowed.output.columns.first?.int64(at: 0) == 0)
+                let error = await #expect(throws: AccessError.self) {
+                    try await host.runApproving(app: "a.b", purpose: "test",
+                                                access: "SELECT '\(text)' \(operation) '\(pattern)x' AS v", compute: "identity")
+                }
+                #expect("\(error.map { "\($0)" } ?? "")".contains("LIKE or GLOB pattern too complex"), "\(operation)")
+            }
+        }
+    }
+
     @Test func guardedConnectionCannotReachTheEscrowDatabase() async throws {
         try await TemporaryHome.with { temporary in
             let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))

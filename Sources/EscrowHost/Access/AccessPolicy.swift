@@ -16,6 +16,11 @@ public struct AccessPolicy: Sendable, Equatable {
     /// running the query (so `printf('%.*c', 1000000000, 'x')` fails instead of allocating a
     /// gigabyte). Photos' bytes count towards `maxBytes` only.
     public var maxValueBytes = 64 * 1024 * 1024
+    /// Longest `LIKE` or `GLOB` pattern, in bytes (`SQLITE_LIMIT_LIKE_PATTERN_LENGTH`; SQLite's
+    /// default is 50,000). Matching can cost the pattern's length times the text's inside one
+    /// call, where the time limit cannot interrupt it: about 0.9 ns per pair here, so 100 bytes
+    /// against a 64 MiB value is at most about 6 s.
+    public var maxPatternBytes = 100
 
     public init() {}
 

@@ -38,6 +38,7 @@ public final class GuardedConnection {
         sqlite3_limit(handle, SQLITE_LIMIT_ATTACHED, 0)
         sqlite3_limit(handle, SQLITE_LIMIT_SQL_LENGTH, Int32(clamping: policy.maxSQLLength))
         sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Int32(policy.runningValueLimit))
+        sqlite3_limit(handle, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, Int32(clamping: max(1, policy.maxPatternBytes)))
         state = GuardState(policy: policy)
         watchdog = GuardWatchdog(connection: handle)
         printf = try PrintfGuard(connection: handle, limit: policy.runningValueLimit)
