@@ -70,6 +70,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -169,6 +170,7 @@ let package = Package(
             name: "EscrowRPCTests",
             dependencies: [
                 "EscrowRPC", "EscrowCore", "EscrowFunctions", "EscrowTestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -179,7 +181,7 @@ let package = Package(
         .testTarget(
             name: "EscrowTests",
             dependencies: [
-                "Escrow", "EscrowCore", "EscrowHost", "EscrowStore", "EscrowFunctions", "EscrowTestSupport",
+                "Escrow", "EscrowCore", "EscrowHost", "EscrowRPC", "EscrowStore", "EscrowFunctions", "EscrowTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

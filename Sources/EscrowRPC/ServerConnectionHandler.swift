@@ -19,6 +19,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     private let catalog: FunctionCatalog
     private let catalogMessage: Escrow_V1_Catalog
     private let state: ServerState
+    /// Told when calls start and finish: a connection with a call in flight is not idle.
+    private let deadlines: ConnectionDeadlineHandler
     private let network: any NetworkClient
     private let logger: Logger
     /// Running calls of this connection, by request id, until their function returns (event-loop
@@ -28,10 +30,11 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     private var greeted = false
 
     init(catalog: FunctionCatalog, catalogMessage: Escrow_V1_Catalog, state: ServerState,
-         network: any NetworkClient, logger: Logger) {
+         deadlines: ConnectionDeadlineHandler, network: any NetworkClient, logger: Logger) {
         self.catalog = catalog
         self.catalogMessage = catalogMessage
         self.state = state
+        self.deadlines = deadlines
         self.network = network
         self.logger = logger
     }
@@ -133,6 +136,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
                 handler.value.expire(id, after: request.deadlineMs, functionID: request.functionID, channel: channel)
             })
         running[id] = (task, deadline, false)
+        deadlines.callStarted()
     }
 
     /// A call's deadline passed before its reply (on the event loop).
@@ -171,6 +175,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     /// A call's reply is ready (on the event loop). The call counts as running until its reply
     /// is written, so a graceful shutdown never closes a connection under an unsent reply.
     private func finished(_ id: UInt64, reply: ByteBuffer?, channel: any Channel, state: ServerState) {
+        deadlines.callFinished()
         let call = running.removeValue(forKey: id)
         guard let call, !call.answered else {
             // Already answered: its deadline passed.

@@ -1,0 +1,80 @@
+import Logging
+import NIOCore
+import Synchronization
+
+/// The open connections of a server, up to a maximum: a connection accepted while `maximum` are
+/// open is refused (its caller closes it at once), the others are tracked until they close.
+///
+/// Refusals are counted and logged as one warning a minute at most (with how many were refused
+/// since the last), each one at debug level: a flood of connections must not flood the log.
+///
+/// Thread safety: all methods may be called from any thread.
+public final class ConnectionRegistry: Sendable {
+    /// Connections open at once.
+    public let maximum: Int
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    private struct State {
+        var open: [ObjectIdentifier: any Channel] = [:]
+        var refusedSinceWarning = 0
+        var lastWarning: ContinuousClock.Instant?
+    }
+
+    /// How often at most the "refusing connections" warning is logged.
+    static let warningInterval = Duration.seconds(60)
+
+    public init(maximum: Int, logger: Logger) {
+        self.maximum = max(1, maximum)
+        self.logger = logger
+    }
+
+    /// Records a newly accepted connection, unless `maximum` are open.
+    ///
+    /// - Returns: whether it was admitted; when not, the caller closes it.
+    public func admit(_ channel: any Channel) -> Bool {
+        let now = ContinuousClock.now
+        let (admitted, warnAbout) = state.withLock { state -> (Bool, Int?) in
+            guard state.open.count >= maximum else {
+                state.open[ObjectIdentifier(channel)] = channel
+                return (true, nil)
+            }
+            state.refusedSinceWarning += 1
+            if let last = state.lastWarning, now - last < Self.warningInterval { return (false, nil) }
+            defer {
+                state.lastWarning = now
+                state.refusedSinceWarning = 0
+            }
+            return (false, state.refusedSinceWarning)
+        }
+        if !admitted {
+            logger.debug("refusing a connection: the maximum is open", metadata: ["peer": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
+        }
+        if let warnAbout {
+            logger.warning("refusing connections: \(maximum) are open, the maximum; raise it with --max-connections if these are real clients",
+                           metadata: ["refused": "\(warnAbout)"])
+        }
+        return admitted
+    }
+
+    /// Forgets a closed connection.
+    public func closed(_ channel: any Channel) {
+        _ = state.withLock { $0.open.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+
+    /// The connections open now.
+    public func all() -> [any Channel] {
+        state.withLock { Array($0.open.values) }
+    }
+
+    /// How many connections are open now.
+    public var count: Int { state.withLock { $0.open.count } }
+}
+
+/// Why a server closes a connection over its maximum as soon as it is accepted: the error its
+/// child-channel initializer fails with. The peer only sees the connection close;
+/// `ConnectionRegistry` logs the refusal.
+public struct ConnectionRefused: Error, Sendable, CustomStringConvertible {
+    public init() {}
+    public var description: String { "refused: the maximum number of connections is open; try again later" }
+}
