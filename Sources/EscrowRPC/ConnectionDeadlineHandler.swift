@@ -50,7 +50,8 @@ public final class ConnectionDeadlineHandler: ChannelInboundHandler, RemovableCh
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        deadlines.requestReceived(at: .now())
+        // After the first request, the idle timeout replaces the first-request deadline.
+        if deadlines.requestReceived(at: .now()) { check() }
         context.fireChannelRead(data)
     }
 

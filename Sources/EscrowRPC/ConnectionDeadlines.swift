@@ -66,9 +66,14 @@ struct ConnectionDeadlines {
     }
 
     /// A whole request arrived at `now`.
-    mutating func requestReceived(at now: NIODeadline) {
-        phase = .open
+    ///
+    /// - Returns: whether it was the first (the deadline to check changed).
+    @discardableResult
+    mutating func requestReceived(at now: NIODeadline) -> Bool {
         lastActivity = now
+        if case .open = phase { return false }
+        phase = .open
+        return true
     }
 
     mutating func callStarted() { callsInFlight += 1 }

@@ -155,4 +155,19 @@ struct ComputeServerFloodTests {
         #expect(reply?.error.code == .frameTooLarge, "got \(RemoteEnvelopes.summary(reply))")
         #expect(try await client.waitUntilClosed(timeout: .seconds(10)))
     }
+
+    @Test(arguments: [
+        (["--max-connections", "0"], "--max-connections must be at least 1"),
+        (["--handshake-timeout", "nan"], "--handshake-timeout must be a number of seconds above 0"),
+        (["--first-request-timeout=-1"], "--first-request-timeout must be a number of seconds above 0"),
+        (["--idle-timeout", "100000"], "--idle-timeout must be a number of seconds above 0 and at most 86400"),
+    ])
+    func aLimitOutOfRangeIsAUsageError(flags: [String], message: String) throws {
+        let refused = try ComputeServerProcess.refusedStart(arguments: [
+            "--listen", "127.0.0.1:0", "--cert", certificates.path("server.pem"), "--key", certificates.path("server-key.pem"),
+            "--client-ca", certificates.path("ca.pem"),
+        ] + flags)
+        #expect(refused.status == 64)
+        #expect(refused.standardError.contains(message), "\(refused.standardError)")
+    }
 }
