@@ -44,8 +44,8 @@ public struct ComputeServerConfiguration: Sendable {
 /// failure with a typed `Error` envelope, and keeps serving other connections whatever one peer
 /// sends. A connection over the maximum is closed as soon as it is accepted, and one that does
 /// not finish its handshake, send its first request or, later, any request in time is closed
-/// (`ConnectionLimits`). `shutdown()` stops accepting, lets running calls finish (up to `drainTimeout`), then
-/// closes the connections.
+/// (`ConnectionLimits`). `shutdown()` stops accepting, lets running calls finish (up to
+/// `drainTimeout`), then closes the connections.
 ///
 /// Thread safety: start and shut down from one task; the server itself serves concurrently.
 public final class ComputeServer: Sendable {

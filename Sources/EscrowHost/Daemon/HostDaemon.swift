@@ -24,6 +24,8 @@ public final class HostDaemon: Sendable {
     public let socketPath: String
     /// The largest request frame an app may send, in bytes.
     public let maximumRequestLength: Int
+    /// App connections open at once, and how long each may wait before its first request and
+    /// between requests.
     public let limits: ConnectionLimits
     private let logger: Logger
     private let lock: DaemonLock
