@@ -8,6 +8,11 @@ import Synchronization
 /// Refusals are counted and logged as one warning a minute at most (with how many were refused
 /// since the last), each one at debug level: a flood of connections must not flood the log.
 ///
+/// Once three quarters of the connections open at a peak of at least `trimPeak` have closed, the
+/// allocator's free memory is returned to the kernel (`MemoryTuning.returnFreedMemory()`, off
+/// the event loop): without it, the memory of a flood's connections stays resident after the
+/// flood (docs/PERFORMANCE.md, "Connection floods").
+///
 /// Thread safety: all methods may be called from any thread.
 public final class ConnectionRegistry: Sendable {
     /// Connections open at once.
@@ -19,7 +24,13 @@ public final class ConnectionRegistry: Sendable {
         var open: [ObjectIdentifier: any Channel] = [:]
         var refusedSinceWarning = 0
         var lastWarning: ContinuousClock.Instant?
+        /// The most connections open at once since memory was last returned.
+        var peak = 0
     }
+
+    /// The smallest peak after which closing connections returns memory: below it, what a
+    /// connection costs is not worth a walk through the heap.
+    static let trimPeak = 256
 
     /// How often at most the "refusing connections" warning is logged.
     static let warningInterval = Duration.seconds(60)
@@ -37,6 +48,7 @@ public final class ConnectionRegistry: Sendable {
         let (admitted, warnAbout) = state.withLock { state -> (Bool, Int?) in
             guard state.open.count >= maximum else {
                 state.open[ObjectIdentifier(channel)] = channel
+                state.peak = max(state.peak, state.open.count)
                 return (true, nil)
             }
             state.refusedSinceWarning += 1
@@ -57,9 +69,18 @@ public final class ConnectionRegistry: Sendable {
         return admitted
     }
 
-    /// Forgets a closed connection.
+    /// Forgets a closed connection, and returns free memory when most of a peak's connections
+    /// have closed.
     public func closed(_ channel: any Channel) {
-        _ = state.withLock { $0.open.removeValue(forKey: ObjectIdentifier(channel)) }
+        let trim = state.withLock { state -> Bool in
+            state.open.removeValue(forKey: ObjectIdentifier(channel))
+            guard state.peak >= Self.trimPeak, state.open.count <= state.peak / 4 else { return false }
+            state.peak = state.open.count
+            return true
+        }
+        if trim {
+            Task.detached(priority: .background) { MemoryTuning.returnFreedMemory() }
+        }
     }
 
     /// The connections open now.
