@@ -8,10 +8,12 @@ import Synchronization
 /// Refusals are counted and logged as one warning a minute at most (with how many were refused
 /// since the last), each one at debug level: a flood of connections must not flood the log.
 ///
-/// Once three quarters of the connections open at a peak of at least `trimPeak` have closed, the
-/// allocator's free memory is returned to the kernel (`MemoryTuning.returnFreedMemory()`, off
-/// the event loop): without it, the memory of a flood's connections stays resident after the
-/// flood (docs/PERFORMANCE.md, "Connection floods").
+/// After a peak of at least `trimPeak` connections, each time three quarters of those open at
+/// the last level have closed (4096, 1024, 256, … down to a few), the allocator's free memory is
+/// returned to the kernel (`MemoryTuning.returnFreedMemory()`, off the event loop, a second
+/// later: a closed connection's objects are freed only after its close callbacks): without it,
+/// the memory of a flood's connections stays resident after the flood (docs/PERFORMANCE.md,
+/// "Connection floods").
 ///
 /// Thread safety: all methods may be called from any thread.
 public final class ConnectionRegistry: Sendable {
@@ -24,13 +26,16 @@ public final class ConnectionRegistry: Sendable {
         var open: [ObjectIdentifier: any Channel] = [:]
         var refusedSinceWarning = 0
         var lastWarning: ContinuousClock.Instant?
-        /// The most connections open at once since memory was last returned.
-        var peak = 0
+        /// After a peak of at least `trimPeak`: the connections open when memory was last
+        /// returned (or at the peak); nil when no flood is winding down.
+        var trimLevel: Int?
     }
 
     /// The smallest peak after which closing connections returns memory: below it, what a
     /// connection costs is not worth a walk through the heap.
     static let trimPeak = 256
+    /// How long after the connections closed their memory is returned.
+    static let trimDelay = Duration.seconds(1)
 
     /// How often at most the "refusing connections" warning is logged.
     static let warningInterval = Duration.seconds(60)
@@ -48,7 +53,12 @@ public final class ConnectionRegistry: Sendable {
         let (admitted, warnAbout) = state.withLock { state -> (Bool, Int?) in
             guard state.open.count >= maximum else {
                 state.open[ObjectIdentifier(channel)] = channel
-                state.peak = max(state.peak, state.open.count)
+                let count = state.open.count
+                if let level = state.trimLevel {
+                    state.trimLevel = max(level, count)
+                } else if count >= Self.trimPeak {
+                    state.trimLevel = count
+                }
                 return (true, nil)
             }
             state.refusedSinceWarning += 1
@@ -74,12 +84,20 @@ public final class ConnectionRegistry: Sendable {
     public func closed(_ channel: any Channel) {
         let trim = state.withLock { state -> Bool in
             state.open.removeValue(forKey: ObjectIdentifier(channel))
-            guard state.peak >= Self.trimPeak, state.open.count <= state.peak / 4 else { return false }
-            state.peak = state.open.count
+            let count = state.open.count
+            guard let level = state.trimLevel, count <= level / 4 else { return false }
+            state.trimLevel = count >= 4 ? count : nil
             return true
         }
         if trim {
-            Task.detached(priority: .background) { MemoryTuning.returnFreedMemory() }
+            Task.detached(priority: .background) {
+                do {
+                    try await Task.sleep(for: Self.trimDelay)
+                } catch {
+                    return
+                }
+                MemoryTuning.returnFreedMemory()
+            }
         }
     }
 

@@ -57,7 +57,8 @@ extension Suite {
         }
         for _ in 0..<50 { _ = try await call() }
         try await Task.sleep(for: .seconds(1))
-        let idle = try Self.memory(of: server).resident
+        let idleReading = try Self.memory(of: server)
+        let idle = idleReading.resident
 
         let children = try (0..<Self.floodClients).map { _ in
             let child = Process()
@@ -99,10 +100,12 @@ extension Suite {
             FigureResult(name: "  p99 of those calls", unit: .milliseconds, seconds: [p99], target: 1000),
             FigureResult(name: "  a call 15 s after the flood", unit: .milliseconds, seconds: [stillServes]),
             FigureResult(name: "escrow-compute RSS, idle", unit: .megabytes, values: [idle]),
+            FigureResult(name: "  of which anonymous (RssAnon), idle", unit: .megabytes, values: [idleReading.anonymous]),
             FigureResult(name: "escrow-compute RSS during the flood (every 500 ms)", unit: .megabytes, values: during),
             FigureResult(name: "escrow-compute RSS 5 s after the flood", unit: .megabytes, values: [after5.resident]),
             FigureResult(name: "escrow-compute RSS 15 s after the flood", unit: .megabytes, values: [after15.resident],
                          target: idle * 1.2),
+            FigureResult(name: "  of which anonymous (RssAnon), 15 s after", unit: .megabytes, values: [after15.anonymous]),
             FigureResult(name: "escrow-compute peak RSS (VmHWM)", unit: .megabytes, values: [after15.peak]),
         ]
     }
