@@ -94,9 +94,17 @@ public final class ComputeConnection: Sendable {
         } catch {
             throw RPCError.connectionFailed("\(path): \(SocketFailure.reason(error))")
         }
-        let handler = try await channel.eventLoop.submit {
-            NIOLoopBound(try channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self), eventLoop: channel.eventLoop)
-        }.get()
+        let handler: NIOLoopBound<ClientConnectionHandler>
+        do {
+            handler = try await channel.eventLoop.submit {
+                NIOLoopBound(try channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self), eventLoop: channel.eventLoop)
+            }.get()
+        } catch {
+            // The daemon closed the connection as soon as it was made (over its maximum of
+            // connections, say): the pipeline is already gone.
+            try? await channel.close()
+            throw RPCError.connectionFailed("\(path): the daemon closed the connection at once; try again shortly")
+        }
         return ComputeConnection(channel: channel, handler: handler)
     }
 
