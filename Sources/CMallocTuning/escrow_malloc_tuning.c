@@ -13,3 +13,11 @@ int escrow_malloc_tune(int mmap_threshold, int trim_threshold) {
     return 0;
 #endif
 }
+
+int escrow_malloc_trim(void) {
+#if defined(__GLIBC__)
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
+}

@@ -24,12 +24,13 @@ public struct Escrow: Sendable {
     private let transport: Transport
 
     private enum Transport: Sendable {
-        case daemon(ComputeConnection)
+        case daemon(DaemonLink)
         case embedded(EscrowHost)
     }
 
     /// Connects to the escrow daemon (`escrow serve`): at `socket`, else `$ESCROW_SOCKET`, else
-    /// `$ESCROW_HOME/escrow.sock`.
+    /// `$ESCROW_HOME/escrow.sock`. When the daemon has closed the connection meanwhile (it closes
+    /// idle ones), a run connects again.
     ///
     /// - Throws: `EscrowError.invalidRequest` when `app` is not a reverse-DNS id,
     ///   `EscrowError.daemonUnavailable` when no daemon answers there.
@@ -42,8 +43,7 @@ public struct Escrow: Sendable {
             throw .daemonUnavailable("no socket given: pass socket:, or set ESCROW_SOCKET or ESCROW_HOME")
         }
         do {
-            let connection = try await ComputeConnection.connect(unixSocket: path, group: MultiThreadedEventLoopGroup.singleton)
-            return Escrow(app: app, transport: .daemon(connection))
+            return Escrow(app: app, transport: .daemon(try await DaemonLink.connect(path)))
         } catch {
             let reason = if case RPCError.connectionFailed(let reason) = error { reason } else { "\(error)" }
             throw .daemonUnavailable("cannot reach the escrow daemon at \(reason); is `escrow serve` running?")
@@ -97,7 +97,7 @@ public struct Escrow: Sendable {
             throw .invalidRequest(error.description)
         }
         switch transport {
-        case .daemon(let connection):
+        case .daemon(let link):
             var request = Escrow_V1_RunRequest()
             request.app = app
             request.purpose = purpose
@@ -108,7 +108,7 @@ public struct Escrow: Sendable {
             let wait = waitForApproval ?? .zero
             request.waitForDecisionMs = UInt64(max(0, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000))
             do {
-                return try await connection.run(request, deadline: wait + .seconds(120)).output
+                return try await link.withConnection { try await $0.run(request, deadline: wait + .seconds(120)).output }
             } catch {
                 throw EscrowError(daemon: error)
             }
@@ -148,6 +148,6 @@ public struct Escrow: Sendable {
 
     /// Closes the connection to the daemon.
     public func close() async {
-        if case .daemon(let connection) = transport { await connection.close() }
+        if case .daemon(let link) = transport { await link.close() }
     }
 }

@@ -43,6 +43,22 @@ struct ComputeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-concurrency"), help: ArgumentHelp("Compute calls running at once; more are answered OVERLOADED.", valueName: "N"))
     var maximumConcurrency = 2 * ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(name: .customLong("max-connections"),
+            help: ArgumentHelp("Connections open at once; more are closed as soon as they are accepted (default: half the descriptor limit, at most 4096).",
+                               valueName: "N"))
+    var maximumConnections: Int?
+
+    @Option(name: .customLong("handshake-timeout"), help: ArgumentHelp("Seconds a client has to finish its TLS handshake.", valueName: "SECONDS"))
+    var handshakeTimeout = 10.0
+
+    @Option(name: .customLong("first-request-timeout"),
+            help: ArgumentHelp("Seconds a client has, after its handshake, to send its first request.", valueName: "SECONDS"))
+    var firstRequestTimeout = 10.0
+
+    @Option(name: .customLong("idle-timeout"),
+            help: ArgumentHelp("Seconds a connection may go without a request while none of its calls runs.", valueName: "SECONDS"))
+    var idleTimeout = 300.0
+
     @Option(name: .customLong("server-id"), help: "The id reported in the catalog.")
     var serverID = "escrow-compute"
 
@@ -56,6 +72,11 @@ struct ComputeCommand: AsyncParsableCommand {
         _ = try Self.hostAndPort(listen)
         guard maximumFrame >= 1024 else { throw ValidationError("--max-frame must be at least 1024 bytes") }
         guard maximumConcurrency >= 1 else { throw ValidationError("--max-concurrency must be at least 1") }
+        if let maximumConnections, maximumConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
+        for (flag, seconds) in [("--handshake-timeout", handshakeTimeout), ("--first-request-timeout", firstRequestTimeout),
+                                ("--idle-timeout", idleTimeout)] where !(seconds > 0 && seconds <= 86_400) {
+            throw ValidationError("\(flag) must be a number of seconds above 0 and at most 86400 (a day)")
+        }
     }
 
     static func hostAndPort(_ text: String) throws -> (host: String, port: Int) {
@@ -87,7 +108,9 @@ struct ComputeCommand: AsyncParsableCommand {
         let server = ComputeServer(
             configuration: ComputeServerConfiguration(
                 host: host, port: port, tls: TLSFiles(certificate: cert, privateKey: key, certificateAuthority: clientCA),
-                serverID: serverID, maximumFrameLength: maximumFrame, maximumConcurrency: maximumConcurrency),
+                serverID: serverID, maximumFrameLength: maximumFrame, maximumConcurrency: maximumConcurrency,
+                connectionLimits: ConnectionLimits(maximumConnections: maximumConnections, handshakeTimeout: .seconds(handshakeTimeout),
+                                                   firstRequestTimeout: .seconds(firstRequestTimeout), idleTimeout: .seconds(idleTimeout))),
             catalog: EscrowFunctions.catalog, witness: witness, logger: logger)
         do {
             let boundPort = try await server.start()

@@ -81,11 +81,17 @@ public final class ComputeConnection: Sendable {
     /// - Throws: `RPCError.connectionFailed` when nothing listens at `path`.
     public static func connect(unixSocket path: String, group: any EventLoopGroup,
                                maximumFrameLength: Int = RPCLimits.defaultMaximumFrameLength) async throws -> ComputeConnection {
+        // The handler is kept as it is added, not looked up afterwards: the daemon may already
+        // have closed the connection by then (a deadline passed on a loaded machine, or over its
+        // maximum), and a call on it then fails as a closed connection, which the SDK reopens.
+        let added = AddedHandler()
         let bootstrap = ClientBootstrap(group: group)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    let handler = ClientConnectionHandler()
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder(maximumFrameLength: maximumFrameLength)))
-                    try channel.pipeline.syncOperations.addHandler(ClientConnectionHandler())
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                    added.handler.withLock { $0 = NIOLoopBound(handler, eventLoop: channel.eventLoop) }
                 }
             }
         let channel: any Channel
@@ -94,9 +100,10 @@ public final class ComputeConnection: Sendable {
         } catch {
             throw RPCError.connectionFailed("\(path): \(SocketFailure.reason(error))")
         }
-        let handler = try await channel.eventLoop.submit {
-            NIOLoopBound(try channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self), eventLoop: channel.eventLoop)
-        }.get()
+        guard let handler = added.handler.withLock({ $0 }) else {
+            try? await channel.close()
+            throw RPCError.connectionFailed("\(path): the connection was set up without its handler")
+        }
         return ComputeConnection(channel: channel, handler: handler)
     }
 
@@ -228,6 +235,11 @@ public final class ComputeConnection: Sendable {
         }
         return (received, bytesSent)
     }
+}
+
+/// The client handler a channel initializer added, handed to the task that connected.
+private final class AddedHandler: Sendable {
+    let handler = Mutex<NIOLoopBound<ClientConnectionHandler>?>(nil)
 }
 
 /// The client side of a connection: pending calls by request id (event-loop confined).

@@ -19,10 +19,14 @@ public struct ComputeServerConfiguration: Sendable {
     public var maximumConcurrency: Int
     /// How long a graceful shutdown waits for running calls.
     public var drainTimeout: Duration
+    /// Connections open at once, and how long each may take to handshake, to send its first
+    /// request, and to stay idle.
+    public var connectionLimits: ConnectionLimits
 
     public init(host: String, port: Int, tls: TLSFiles, serverID: String = "escrow-compute",
                 maximumFrameLength: Int = RPCLimits.defaultMaximumFrameLength,
-                maximumConcurrency: Int = 2 * System.coreCount, drainTimeout: Duration = .seconds(30)) {
+                maximumConcurrency: Int = 2 * System.coreCount, drainTimeout: Duration = .seconds(30),
+                connectionLimits: ConnectionLimits = ConnectionLimits()) {
         self.host = host
         self.port = port
         self.tls = tls
@@ -30,6 +34,7 @@ public struct ComputeServerConfiguration: Sendable {
         self.maximumFrameLength = maximumFrameLength
         self.maximumConcurrency = maximumConcurrency
         self.drainTimeout = drainTimeout
+        self.connectionLimits = connectionLimits
     }
 }
 
@@ -37,8 +42,10 @@ public struct ComputeServerConfiguration: Sendable {
 ///
 /// It keeps nothing of a call's input after answering it, never logs payloads, answers every
 /// failure with a typed `Error` envelope, and keeps serving other connections whatever one peer
-/// sends. `shutdown()` stops accepting, lets running calls finish (up to `drainTimeout`), then
-/// closes the connections.
+/// sends. A connection over the maximum is closed as soon as it is accepted, and one that does
+/// not finish its handshake, send its first request or, later, any request in time is closed
+/// (`ConnectionLimits`). `shutdown()` stops accepting, lets running calls finish (up to
+/// `drainTimeout`), then closes the connections.
 ///
 /// Thread safety: start and shut down from one task; the server itself serves concurrently.
 public final class ComputeServer: Sendable {
@@ -63,7 +70,8 @@ public final class ComputeServer: Sendable {
         self.witness = witness
         self.logger = logger
         group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-        state = ServerState(maximumConcurrency: configuration.maximumConcurrency)
+        state = ServerState(maximumConcurrency: configuration.maximumConcurrency,
+                            connections: ConnectionRegistry(maximum: configuration.connectionLimits.maximumConnections, logger: logger))
     }
 
     /// Binds and starts accepting connections.
@@ -79,20 +87,32 @@ public final class ComputeServer: Sendable {
         let logger = self.logger
         let state = self.state
         let maximumFrameLength = configuration.maximumFrameLength
+        let limits = configuration.connectionLimits
         let catalogEnvelope = ServerConnectionHandler.catalogMessage(catalog, serverID: configuration.serverID)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // Out of descriptors (EMFILE), accepting again at once would spin: wait a second.
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler(shouldForwardIOErrorCaught: false))
+                }
+            }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    state.opened(channel)
-                    channel.closeFuture.whenComplete { _ in state.closed(channel) }
+                // Over the maximum: closed at once, before any handler or TLS state exists.
+                guard state.connections.admit(channel) else {
+                    return channel.eventLoop.makeFailedFuture(ConnectionRefused())
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    channel.closeFuture.whenComplete { _ in state.connections.closed(channel) }
+                    let deadlines = ConnectionDeadlineHandler(limits: limits, handshake: true, logger: logger)
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder(maximumFrameLength: maximumFrameLength)))
+                    try channel.pipeline.syncOperations.addHandler(deadlines)
                     try channel.pipeline.syncOperations.addHandler(
                         ServerConnectionHandler(catalog: catalog, catalogMessage: catalogEnvelope, state: state,
-                                                network: network, witness: witness, logger: logger))
+                                                deadlines: deadlines, network: network, witness: witness, logger: logger))
                 }
             }
         do {
@@ -121,7 +141,7 @@ public final class ComputeServer: Sendable {
         while state.running > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        for connection in state.connections() {
+        for connection in state.connections.all() {
             try? await connection.close()
         }
         try? await group.shutdownGracefully()
@@ -134,14 +154,15 @@ final class ServerState: Sendable {
     private struct Counts {
         var running = 0
         var draining = false
-        var connections: [ObjectIdentifier: any Channel] = [:]
     }
 
     let maximumConcurrency: Int
+    let connections: ConnectionRegistry
     private let counts = Mutex(Counts())
 
-    init(maximumConcurrency: Int) {
+    init(maximumConcurrency: Int, connections: ConnectionRegistry) {
         self.maximumConcurrency = max(1, maximumConcurrency)
+        self.connections = connections
     }
 
     /// Why a new call may not start, or nil when it may (and is then counted as running).
@@ -157,7 +178,4 @@ final class ServerState: Sendable {
     func finished() { counts.withLock { $0.running -= 1 } }
     var running: Int { counts.withLock { $0.running } }
     func beginDraining() { counts.withLock { $0.draining = true } }
-    func opened(_ channel: any Channel) { counts.withLock { $0.connections[ObjectIdentifier(channel)] = channel } }
-    func closed(_ channel: any Channel) { _ = counts.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(channel)) } }
-    func connections() -> [any Channel] { counts.withLock { Array($0.connections.values) } }
 }

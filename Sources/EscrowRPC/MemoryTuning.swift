@@ -41,6 +41,22 @@ public enum MemoryTuning {
         return escrow_malloc_tune(Int32(mmapThreshold), Int32(trimThreshold)) == 1
     }
 
+    /// Returns the allocator's free memory to the kernel: glibc's `malloc_trim(0)`, which walks
+    /// every malloc arena and releases free pages anywhere in it, not only at its top.
+    ///
+    /// For after a burst that freed much memory at once (a flood of connections closing): what
+    /// the thresholds above keep for the next large frame would otherwise stay resident.
+    /// `ConnectionRegistry` calls it when most of the connections open at a peak have closed.
+    ///
+    /// - Returns: whether any memory was returned (false on a C library other than glibc).
+    ///
+    /// Thread safety: may be called from any thread; it takes each arena's lock in turn, so call
+    /// it off the event loops (it may take milliseconds on a large heap).
+    @discardableResult
+    public static func returnFreedMemory() -> Bool {
+        escrow_malloc_trim() == 1
+    }
+
     /// Whether a `GLIBC_TUNABLES` value sets either threshold this type would set.
     static func operatorChoseThresholds(_ tunables: String?) -> Bool {
         guard let tunables else { return false }

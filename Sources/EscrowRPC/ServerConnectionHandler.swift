@@ -19,6 +19,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     private let catalog: FunctionCatalog
     private let catalogMessage: Escrow_V1_Catalog
     private let state: ServerState
+    /// Told when calls start and finish: a connection with a call in flight is not idle.
+    private let deadlines: ConnectionDeadlineHandler
     private let network: any NetworkClient
     /// The witness store, when this server is a witness (`--witness-store`).
     let witness: AuditWitnessStore?
@@ -30,10 +32,11 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     private var greeted = false
 
     init(catalog: FunctionCatalog, catalogMessage: Escrow_V1_Catalog, state: ServerState,
-         network: any NetworkClient, witness: AuditWitnessStore? = nil, logger: Logger) {
+         deadlines: ConnectionDeadlineHandler, network: any NetworkClient, witness: AuditWitnessStore? = nil, logger: Logger) {
         self.catalog = catalog
         self.catalogMessage = catalogMessage
         self.state = state
+        self.deadlines = deadlines
         self.network = network
         self.witness = witness
         self.logger = logger
@@ -143,6 +146,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
                 handler.value.expire(id, after: request.deadlineMs, functionID: request.functionID, channel: channel)
             })
         running[id] = (task, deadline, false)
+        deadlines.callStarted()
     }
 
     /// A call's deadline passed before its reply (on the event loop).
@@ -181,6 +185,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     /// A call's reply is ready (on the event loop). The call counts as running until its reply
     /// is written, so a graceful shutdown never closes a connection under an unsent reply.
     private func finished(_ id: UInt64, reply: ByteBuffer?, channel: any Channel, state: ServerState) {
+        deadlines.callFinished()
         let call = running.removeValue(forKey: id)
         guard let call, !call.answered else {
             // Already answered: its deadline passed.

@@ -16,9 +16,16 @@ import Glibc
 
     /// Connects to the daemon's socket, sends `bytes`, and reads until the daemon closes.
     private static func exchange(_ bytes: [UInt8], socketPath: String) throws -> [UInt8] {
+        let descriptor = try dial(socketPath)
+        defer { close(descriptor) }
+        try #require(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
+        return try readToEnd(descriptor)
+    }
+
+    /// A blocking connection to the daemon's socket whose reads give up after 10 s.
+    private static func dial(_ socketPath: String) throws -> Int32 {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         try #require(descriptor >= 0)
-        defer { close(descriptor) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_un()
@@ -29,8 +36,20 @@ import Glibc
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        try #require(connected == 0, "cannot connect to \(socketPath)")
-        try #require(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
+        guard connected == 0 else {
+            close(descriptor)
+            throw ConnectFailed(path: socketPath)
+        }
+        return descriptor
+    }
+
+    private struct ConnectFailed: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "cannot connect to \(path)" }
+    }
+
+    /// Everything the daemon sends on `descriptor` until it closes the connection.
+    private static func readToEnd(_ descriptor: Int32) throws -> [UInt8] {
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -50,8 +69,11 @@ import Glibc
     }
 
     @Test(arguments: [
-        // A length over the 64 MiB maximum: refused before anything else is read.
+        // Lengths over the 1 MiB maximum: refused from the prefix alone (the test sends nothing
+        // else, so an answer proves the daemon did not wait for the bytes announced).
         ([0x7F, 0xFF, 0xFF, 0xFF], Escrow_V1_Error.Code.frameTooLarge),
+        ([0x20, 0x00, 0x00, 0x00], .frameTooLarge),
+        ([0x00, 0x20, 0x00, 0x00], .frameTooLarge),
         // A whole frame whose bytes are not protobuf.
         ([0x00, 0x00, 0x00, 0x03, 0xFF, 0xFF, 0xFF], .badRequest),
     ] as [([UInt8], Escrow_V1_Error.Code)])
@@ -69,5 +91,60 @@ import Glibc
             #expect(envelope.error.code == code, "\(envelope)")
             #expect(!envelope.error.message.isEmpty)
         }
+    }
+
+    /// Starts a daemon in a temporary home with `limits`, runs `body` with its socket path off the
+    /// test's task (blocking socket calls), and shuts the daemon down.
+    private func withDaemon<T: Sendable>(_ limits: ConnectionLimits,
+                                         _ body: @escaping @Sendable (String) throws -> T) async throws -> T {
+        try await TemporaryHome.with { temporary in
+            let daemon = try HostDaemon(host: try EscrowHost(home: temporary.home, logger: logger), limits: limits, logger: logger)
+            try await daemon.start()
+            let path = daemon.socketPath
+            let result = await Task.detached { try body(path) }.result
+            await daemon.shutdown()
+            return try result.get()
+        }
+    }
+
+    @Test func anAppThatSendsNothingIsClosedAfterTheFirstRequestTimeout() async throws {
+        let received = try await withDaemon(ConnectionLimits(firstRequestTimeout: .seconds(1))) { path in
+            // Reads give up after 10 s: only the daemon closing ends this in time.
+            try Self.exchange([], socketPath: path)
+        }
+        #expect(received.isEmpty, "closed without an answer")
+    }
+
+    @Test func connectionsOverTheMaximumAreClosedAndTheOthersServed() async throws {
+        let ping: [UInt8] = try {
+            var envelope = Escrow_V1_Envelope()
+            envelope.requestID = 5
+            envelope.ping = .with { $0.nonce = 77 }
+            let payload: [UInt8] = try envelope.serializedBytes()
+            return withUnsafeBytes(of: UInt32(payload.count).bigEndian) { Array($0) } + payload
+        }()
+        let (refused, pongs) = try await withDaemon(ConnectionLimits(maximumConnections: 2)) { path in
+            let first = try Self.dial(path)
+            let second = try Self.dial(path)
+            defer {
+                close(first)
+                close(second)
+            }
+            // The third is accepted and closed at once: its read ends without a byte.
+            let third = try Self.dial(path)
+            defer { close(third) }
+            let refused = try Self.readToEnd(third)
+            var pongs: [UInt64] = []
+            for descriptor in [first, second] {
+                try #require(ping.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == ping.count)
+                var answer = [UInt8](repeating: 0, count: 64)
+                let count = answer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                try #require(count > 4, "no pong on a connection within the maximum")
+                pongs.append(try Escrow_V1_Envelope(serializedBytes: Array(answer[4..<count])).pong.nonce)
+            }
+            return (refused, pongs)
+        }
+        #expect(refused.isEmpty)
+        #expect(pongs == [77, 77])
     }
 }

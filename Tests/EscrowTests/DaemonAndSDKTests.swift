@@ -2,6 +2,7 @@ import Escrow
 import EscrowCore
 import EscrowFunctions
 import EscrowHost
+import EscrowRPC
 import EscrowTestSupport
 import Foundation
 import Logging
@@ -12,11 +13,12 @@ import Testing
     let logger = Logger(label: "test")
     static let lastLocation = "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1"
 
-    /// A seeded home with a running daemon; stopped and removed afterwards.
-    func withDaemon(_ body: (TemporaryHome, HostDaemon) async throws -> Void) async throws {
+    /// A seeded home with a running daemon (with `limits`); stopped and removed afterwards.
+    func withDaemon(limits: ConnectionLimits = ConnectionLimits(),
+                    _ body: (TemporaryHome, HostDaemon) async throws -> Void) async throws {
         try await TemporaryHome.with { temporary in
             try temporary.seed()
-            let daemon = try HostDaemon(host: try EscrowHost(home: temporary.home, logger: logger), logger: logger)
+            let daemon = try HostDaemon(host: try EscrowHost(home: temporary.home, logger: logger), limits: limits, logger: logger)
             try await daemon.start()
             do {
                 try await body(temporary, daemon)
@@ -157,6 +159,37 @@ import Testing
             #expect(try daemon.host.audit.verify() == .intact(entries: 32 + 32 * 5))
             #expect(try daemon.host.audit.entries(AuditFilter(outcome: .ok)).count == 160)
         }
+    }
+
+    @Test func anAppRunsAgainAfterTheDaemonClosedItsIdleConnection() async throws {
+        // Deadlines long enough for a loaded machine to connect and send in time, short enough to wait for.
+        try await withDaemon(limits: ConnectionLimits(firstRequestTimeout: .seconds(4), idleTimeout: .seconds(2))) { _, daemon in
+            let escrow = try await Escrow.connect(app: "org.example.patient", socket: daemon.socketPath)
+            defer { Task { await escrow.close() } }
+            // Connected, then silent: the daemon closes the connection after its first-request timeout.
+            try await Self.waitUntilNoConnection(daemon)
+            do throws(EscrowError) {
+                _ = try await escrow.runFrame(access: "SELECT givenName FROM Contact", compute: "identity", purpose: "list")
+                Issue.record("the first run must await approval")
+            } catch {
+                guard case .awaitingApproval(let flow) = error else { throw error }
+                try daemon.host.flows.approve(flow, .always)
+            }
+            // Idle after a run: closed again, and the next run connects again.
+            try await Self.waitUntilNoConnection(daemon)
+            let frame = try await escrow.runFrame(access: "SELECT givenName FROM Contact", compute: "identity", purpose: "list")
+            #expect(frame.rowCount == 3)
+        }
+    }
+
+    /// Waits (up to 20 s) until the daemon has no app connection open.
+    private static func waitUntilNoConnection(_ daemon: HostDaemon) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(20)
+        while daemon.openConnections > 0, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try #require(daemon.openConnections == 0, "the daemon did not close the idle connection")
     }
 
     @Test func noDaemonIsAClearError() async throws {

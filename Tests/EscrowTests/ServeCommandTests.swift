@@ -66,4 +66,16 @@ import Testing
                 "the caller and the program it runs: \(shown.output)")
         #expect(shown.output.contains("(through the daemon)"))
     }
+
+    @Test(arguments: [
+        (["--max-request", "100"], "--max-request must be at least 1024 bytes"),
+        (["--max-connections", "0"], "--max-connections must be at least 1"),
+        (["--idle-timeout", "0"], "--idle-timeout must be a number of seconds above 0 and at most 86400"),
+        (["--first-request-timeout", "nan"], "--first-request-timeout must be a number of seconds above 0"),
+    ])
+    func aServeLimitOutOfRangeIsAUsageError(flags: [String], message: String) throws {
+        let outcome = try Self.escrow(["--home", "/nonexistent-escrow-home", "serve"] + flags)
+        #expect(outcome.status == 64)
+        #expect(outcome.errors.contains(message), "\(outcome.errors)")
+    }
 }

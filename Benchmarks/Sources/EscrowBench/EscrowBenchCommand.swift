@@ -23,8 +23,18 @@ struct EscrowBenchCommand: AsyncParsableCommand {
     @Option(help: "Write the figures as a JSON array to this file.")
     var json: String?
 
-    @Option(help: "Run only this group of figures (\(Suite.groups.joined(separator: ", "))); repeatable.")
+    @Option(help: "Run only this group of figures (\(Suite.groups.joined(separator: ", "))); repeatable. flood runs only when named.")
     var only: [String] = []
+
+    /// The child side of the flood group (FloodClient): the compute server's port on 127.0.0.1.
+    @Option(name: .customLong("flood-client"), help: .hidden)
+    var floodClientPort: Int?
+
+    @Option(name: .customLong("flood-connections"), help: .hidden)
+    var floodConnections = Suite.floodConnectionsPerClient
+
+    @Option(name: .customLong("flood-seconds"), help: .hidden)
+    var floodSeconds = Suite.floodSeconds
 
     func validate() throws {
         if let repetitions, repetitions < 1 {
@@ -58,6 +68,10 @@ struct EscrowBenchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let floodClientPort {
+            FloodClient.run(port: floodClientPort, connections: floodConnections, seconds: floodSeconds)
+            return
+        }
         // The process hosts both ends of the RPC, so it allocates as escrow-compute and
         // escrow serve do (EscrowRPC's MemoryTuning).
         MemoryTuning.reuseFreedMemoryForLargeFrames()

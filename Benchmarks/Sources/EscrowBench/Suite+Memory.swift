@@ -119,22 +119,23 @@ extension Suite {
         ]
     }
 
-    /// The release `escrow` binary, built from the main package's current sources into this
-    /// package's build folder (`swift build -c release --package-path Benchmarks --product
-    /// escrow`: the libraries are the ones escrow-bench links, so only the CLI is compiled;
-    /// an up-to-date binary takes a few seconds to check).
-    static func escrowExecutable() throws -> URL {
+    /// The release `escrow` binary (or another of the main package's executables, `product`),
+    /// built from the main package's current sources into this package's build folder
+    /// (`swift build -c release --package-path Benchmarks --product escrow`: the libraries are
+    /// the ones escrow-bench links, so only the CLI is compiled; an up-to-date binary takes a few
+    /// seconds to check).
+    static func escrowExecutable(product: String = "escrow") throws -> URL {
         let benchmarks = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let build = Process()
         build.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        build.arguments = ["swift", "build", "-c", "release", "--package-path", benchmarks.path, "--product", "escrow"]
+        build.arguments = ["swift", "build", "-c", "release", "--package-path", benchmarks.path, "--product", product]
         build.standardOutput = FileHandle.nullDevice
         try build.run()
         build.waitUntilExit()
-        let binary = benchmarks.appendingPathComponent(".build/release/escrow")
+        let binary = benchmarks.appendingPathComponent(".build/release/\(product)")
         guard build.terminationStatus == 0, FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw BenchError("could not build \(binary.path): swift build -c release --package-path Benchmarks --product escrow")
+            throw BenchError("could not build \(binary.path): swift build -c release --package-path Benchmarks --product \(product)")
         }
         return binary
     }
@@ -169,8 +170,8 @@ extension Suite {
         throw BenchError("escrow serve did not listen on \(fixture.socket) within 10 s")
     }
 
-    /// SIGTERM, then SIGKILL if the daemon is still running 5 s later.
-    private static func stop(_ daemon: Process) {
+    /// SIGTERM, then SIGKILL if the daemon (or another process) is still running 5 s later.
+    static func stop(_ daemon: Process) {
         guard daemon.isRunning else { return }
         daemon.terminate()
         let deadline = Date().addingTimeInterval(5)
@@ -184,10 +185,10 @@ extension Suite {
     /// Resident memory of a running process, in MiB (/proc/PID/status): VmRSS, its anonymous
     /// part (RssAnon: heap, stacks) and the peak (VmHWM). The rest of VmRSS is file-backed: the
     /// pages of the binary and the shared libraries the process has touched.
-    private static func memory(of process: Process) throws -> (resident: Double, anonymous: Double, peak: Double) {
+    static func memory(of process: Process) throws -> (resident: Double, anonymous: Double, peak: Double) {
         let path = "/proc/\(process.processIdentifier)/status"
         guard process.isRunning, let status = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw BenchError("cannot read \(path): the daemon is not running")
+            throw BenchError("cannot read \(path): the process is not running")
         }
         func kilobytes(_ key: String) throws -> Double {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") }),

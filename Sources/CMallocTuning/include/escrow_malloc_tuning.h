@@ -6,4 +6,8 @@
 /// glibc refuses). See EscrowRPC's MemoryTuning.swift for why.
 int escrow_malloc_tune(int mmap_threshold, int trim_threshold);
 
+/// Returns the free memory of every malloc arena to the kernel (glibc malloc_trim(0)). Returns 1
+/// when some was returned, 0 otherwise (none, or not glibc).
+int escrow_malloc_trim(void);
+
 #endif

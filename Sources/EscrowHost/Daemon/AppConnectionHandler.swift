@@ -13,15 +13,18 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
 
     private let host: EscrowHost
     private let daemon: HostDaemon
+    /// Told when runs start and finish: a connection with a run in flight is not idle.
+    private let deadlines: ConnectionDeadlineHandler
     private let logger: Logger
     /// `uid N pid M` of the app's process, from the socket.
     private var caller: String?
     /// The program the app's process runs, read once per connection off the event loop.
     private var program: Task<Result<CallerProgram, CallerProgramError>, Never>?
 
-    init(host: EscrowHost, daemon: HostDaemon, logger: Logger) {
+    init(host: EscrowHost, daemon: HostDaemon, deadlines: ConnectionDeadlineHandler, logger: Logger) {
         self.host = host
         self.daemon = daemon
+        self.deadlines = deadlines
         self.logger = logger
     }
 
@@ -42,7 +45,14 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
         switch envelope.body {
         case .runRequest(let request):
             daemon.began()
-            Self.launch(request, id: id, host: host, daemon: daemon, caller: caller, program: program, channel: context.channel)
+            deadlines.callStarted()
+            let daemon = self.daemon
+            let deadlines = NIOLoopBound(self.deadlines, eventLoop: context.eventLoop)
+            let eventLoop = context.eventLoop
+            Self.launch(request, id: id, host: host, caller: caller, program: program, channel: context.channel) {
+                daemon.ended()
+                eventLoop.execute { deadlines.value.callFinished() }
+            }
         case .ping(let ping):
             var reply = Escrow_V1_Envelope()
             reply.requestID = id
@@ -53,11 +63,11 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
         }
     }
 
-    /// Runs a request in its own task and writes the answer; the daemon counts it as running
-    /// until the answer is written.
-    private static func launch(_ request: Escrow_V1_RunRequest, id: UInt64, host: EscrowHost, daemon: HostDaemon,
+    /// Runs a request in its own task and writes the answer; `finished` is called once the
+    /// answer is written (the daemon counts the run as running until then).
+    private static func launch(_ request: Escrow_V1_RunRequest, id: UInt64, host: EscrowHost,
                                caller: String?, program: Task<Result<CallerProgram, CallerProgramError>, Never>?,
-                               channel: any Channel) {
+                               channel: any Channel, finished: @escaping @Sendable () -> Void) {
         Task {
             let (reply, output) = await run(request, id: id, host: host, caller: caller, program: program)
             // Every attempt appended an audit entry: send the new head to the witnesses, in the
@@ -66,10 +76,10 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
             guard let frame = reply.replyFrame(carrying: output, orElse: { error in
                 Self.error(id, .functionFailed, "the output cannot be sent: \(error)")
             }) else {
-                daemon.ended()
+                finished()
                 return
             }
-            channel.writeAndFlush(frame).whenComplete { _ in daemon.ended() }
+            channel.writeAndFlush(frame).whenComplete { _ in finished() }
         }
     }
 

@@ -14,15 +14,29 @@ import Synchronization
 /// caller, recorded in every audit entry), serves many apps at once through one `EscrowHost`, and
 /// refuses to start when another daemon serves the same home. `shutdown()` stops accepting, lets
 /// runs in flight finish (and be audited), then closes the connections and removes the socket.
+///
+/// A request longer than `maximumRequestLength` is refused from its length prefix, before its
+/// bytes are read (`Error{FRAME_TOO_LARGE}`, then close). A connection over the maximum is closed
+/// as soon as it is accepted; one that sends no request in time is closed (`ConnectionLimits`;
+/// its handshake timeout is unused: there is no TLS on the socket).
 public final class HostDaemon: Sendable {
     public let host: EscrowHost
     public let socketPath: String
+    /// The largest request frame an app may send, in bytes.
+    public let maximumRequestLength: Int
+    /// App connections open at once, and how long each may wait before its first request and
+    /// between requests.
+    public let limits: ConnectionLimits
     private let logger: Logger
     private let lock: DaemonLock
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let listener = Mutex<(any Channel)?>(nil)
     private let running = Mutex(0)
-    private let connections = Mutex<[ObjectIdentifier: any Channel]>([:])
+    private let connections: ConnectionRegistry
+
+    /// The default largest request: 1 MiB. A run request carries an app id, a purpose, an
+    /// access() query and parameters, never a frame of data, so a real one is a few kilobytes.
+    public static let defaultMaximumRequestLength = 1 << 20
 
     /// The default socket of a home: `<home>/escrow.sock`.
     public static func defaultSocketPath(for home: EscrowHome) -> String {
@@ -32,10 +46,14 @@ public final class HostDaemon: Sendable {
     /// Takes the home's daemon lock.
     ///
     /// - Throws: `DaemonError.alreadyRunning` when another daemon serves the home.
-    public init(host: EscrowHost, socketPath: String? = nil, logger: Logger) throws {
+    public init(host: EscrowHost, socketPath: String? = nil, limits: ConnectionLimits = ConnectionLimits(),
+                maximumRequestLength: Int = HostDaemon.defaultMaximumRequestLength, logger: Logger) throws {
         self.host = host
         self.socketPath = socketPath ?? Self.defaultSocketPath(for: host.home)
+        self.limits = limits
+        self.maximumRequestLength = maximumRequestLength
         self.logger = logger
+        connections = ConnectionRegistry(maximum: limits.maximumConnections, logger: logger)
         lock = try DaemonLock(path: host.home.url.appendingPathComponent("daemon.lock").path)
     }
 
@@ -44,13 +62,26 @@ public final class HostDaemon: Sendable {
         let host = self.host
         let logger = self.logger
         let daemon = self
+        let connections = self.connections
+        let (limits, maximumRequestLength) = (self.limits, self.maximumRequestLength)
         let bootstrap = ServerBootstrap(group: group)
-            .childChannelInitializer { channel in
+            // Out of descriptors (EMFILE), accepting again at once would spin: wait a second.
+            .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    daemon.opened(channel)
-                    channel.closeFuture.whenComplete { _ in daemon.closed(channel) }
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder()))
-                    try channel.pipeline.syncOperations.addHandler(AppConnectionHandler(host: host, daemon: daemon, logger: logger))
+                    try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler(shouldForwardIOErrorCaught: false))
+                }
+            }
+            .childChannelInitializer { channel in
+                // Over the maximum: closed at once.
+                guard connections.admit(channel) else { return channel.eventLoop.makeFailedFuture(ConnectionRefused()) }
+                return channel.eventLoop.makeCompletedFuture {
+                    channel.closeFuture.whenComplete { _ in connections.closed(channel) }
+                    let deadlines = ConnectionDeadlineHandler(limits: limits, handshake: false, logger: logger)
+                    try channel.pipeline.syncOperations.addHandler(
+                        ByteToMessageHandler(EnvelopeDecoder(maximumFrameLength: maximumRequestLength)))
+                    try channel.pipeline.syncOperations.addHandler(deadlines)
+                    try channel.pipeline.syncOperations.addHandler(
+                        AppConnectionHandler(host: host, daemon: daemon, deadlines: deadlines, logger: logger))
                 }
             }
         // The socket is made 0600 right after binding. (Not through umask: it is process-wide,
@@ -78,7 +109,7 @@ public final class HostDaemon: Sendable {
         while running.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        for connection in connections.withLock({ Array($0.values) }) {
+        for connection in connections.all() {
             try? await connection.close()
         }
         unlink(socketPath)
@@ -86,8 +117,9 @@ public final class HostDaemon: Sendable {
         logger.info("escrow daemon stopped")
     }
 
+    /// App connections open now.
+    public var openConnections: Int { connections.count }
+
     func began() { running.withLock { $0 += 1 } }
     func ended() { running.withLock { $0 -= 1 } }
-    private func opened(_ channel: any Channel) { connections.withLock { $0[ObjectIdentifier(channel)] = channel } }
-    private func closed(_ channel: any Channel) { _ = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) } }
 }
