@@ -24,10 +24,21 @@ public enum GPXParser {
     ///   - data: the file's bytes (UTF-8 or any encoding its XML declaration names).
     ///   - file: the file's name, used in error messages only.
     /// - Returns: the points in document order; never empty.
-    /// - Throws: `ImportError` with the line when the XML is not well formed, the root element is
+    /// - Throws: `ImportError` with the line when the XML is not well formed (including bytes that
+    ///   are not UTF-8 in a document read as UTF-8), the root element is
     ///   not `<gpx>`, a point's `lat`/`lon` is missing, not a number or out of range, a `<time>`,
     ///   `<ele>`, `<speed>` or `<course>` cannot be read, or the file has no points.
     public static func parse(_ data: Data, file: String) throws(ImportError) -> [LocationRecord] {
+        let bytes = [UInt8](data)
+        if let offset = invalidUTF8Offset(bytes) {
+            let line = bytes[..<offset].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            throw ImportError(
+                file: file, line: line,
+                reason: "not well-formed XML: byte 0x\(String(bytes[offset], radix: 16, uppercase: true)) is not valid UTF-8;"
+                    + " the file is read as UTF-8 (its XML declaration names no other encoding), so export it again"
+                    + " as UTF-8 or declare its real encoding, e.g. <?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>"
+            )
+        }
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = false
