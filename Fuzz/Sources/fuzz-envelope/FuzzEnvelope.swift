@@ -78,7 +78,7 @@ func check(_ input: [UInt8]) {
         require(envelope.byteCount == 4 + body.count, "byteCount \(envelope.byteCount) for a frame of \(4 + body.count) bytes")
         let plain = plainRead(body)
         require(deterministic(envelope.envelope) == deterministic(plain.envelope),
-                "the decoder's envelope differs from SwiftProtobuf's:\n  \(envelope.envelope)\n  \(plain.envelope)")
+                "the decoder's envelope differs from SwiftProtobuf's:\n  \(envelope.envelope.textFormatString())\n  \(plain.envelope.textFormatString())")
         require(same(envelope.frame, plain.frame), "the decoder's frame differs from SwiftProtobuf's:\n  \(envelope.frame)\n  \(plain.frame)")
         checkRoundTrip(envelope)
     }
@@ -116,10 +116,17 @@ func plainRead(_ body: [UInt8]) -> (envelope: Escrow_V1_Envelope, frame: Result<
 func checkRoundTrip(_ received: ReceivedEnvelope) {
     guard case .success(let frame) = received.frame else { return }
     let encoded: ByteBuffer
+    // `frame(carrying:)` writes the envelope's known fields only: unknown top-level fields of a
+    // received envelope (a field number it does not know, or a known one under another wire
+    // type) are not sent on. No code forwards received envelopes, so they are not compared.
+    var expected = received.envelope
     do {
         switch received.envelope.body {
-        case .computeRequest, .computeResponse, .runResponse: encoded = try received.envelope.frame(carrying: frame)
-        default: encoded = try received.envelope.frame()
+        case .computeRequest, .computeResponse, .runResponse:
+            expected.unknownFields = UnknownStorage()
+            encoded = try received.envelope.frame(carrying: frame)
+        default:
+            encoded = try received.envelope.frame()
         }
     } catch {
         require(false, "a decoded envelope does not encode again: \(error)")
@@ -134,7 +141,8 @@ func checkRoundTrip(_ received: ReceivedEnvelope) {
         require(false, "an encoded envelope does not decode: \(error)")
         return
     }
-    require(deterministic(again.0) == deterministic(received.envelope), "the envelope changed in a round trip:\n  \(received.envelope)\n  \(again.0)")
+    require(deterministic(again.0) == deterministic(expected),
+            "the envelope changed in a round trip:\n  \(expected.textFormatString())\n  \(again.0.textFormatString())")
     require(same(again.1, received.frame), "the frame changed in a round trip:\n  \(received.frame)\n  \(again.1)")
 }
 

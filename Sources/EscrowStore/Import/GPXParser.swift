@@ -49,8 +49,9 @@ public enum GPXParser {
         if let failure = reader.failure { throw failure }
         if !finished || reader.syntaxError != nil {
             let (code, line) = reader.syntaxError ?? ((parser.parserError as NSError?)?.code ?? 0, parser.lineNumber)
+            // libxml2 reports line 0 when it fails before the first line, converting the encoding.
             throw ImportError(
-                file: file, line: line,
+                file: file, line: line > 0 ? line : nil,
                 reason: "not well-formed XML: \(describeXMLError(code)); a GPX file must be valid XML,"
                     + " so check this line (and the one before) or export the file again"
             )
@@ -83,6 +84,7 @@ public enum GPXParser {
         case 73: "a tag is missing its '>'"
         case 76: "an end tag does not match the open start tag"
         case 77: "a tag is not closed"
+        case 6003: "the bytes are not in the encoding that the file's first bytes or XML declaration name"
         default: "XML error \(code)"
         }
     }
