@@ -2,28 +2,32 @@
 # Builds the libFuzzer harnesses (Fuzz/) and runs each for a bounded time over its committed seed
 # corpus (Fuzz/Corpus/<harness>/). See docs/RELIABILITY.md.
 #
-#   scripts/fuzz.sh [--seconds N] [--merge] [HARNESS...]
+#   scripts/fuzz.sh [--seconds N] [--merge] [--quick-build] [HARNESS...]
 #
-#   --seconds N  how long each harness runs (default 600)
-#   --merge      afterwards, minimize the run's new inputs into the committed corpus
-#   HARNESS      fuzz-envelope fuzz-frame fuzz-vcard fuzz-gpx fuzz-geojson fuzz-csv fuzz-sql
-#                (default: all, one after the other)
+#   --seconds N    how long each harness runs (default 600)
+#   --merge        afterwards, minimize the run's new inputs into the committed corpus
+#   --quick-build  build without the optimizer, in Fuzz/.build-ci: half the compile time, a
+#                  fraction of the speed; for CI's smoke run (scripts/test.sh)
+#   HARNESS        fuzz-envelope fuzz-frame fuzz-vcard fuzz-gpx fuzz-geojson fuzz-csv fuzz-sql
+#                  (default: all, one after the other)
 #
-# New inputs go to a scratch corpus, Fuzz/.build/fuzz/<harness>/corpus (kept between runs, never
-# committed), crash inputs to Fuzz/.build/fuzz/<harness>/. Prints, per harness, executions,
-# executions per second and libFuzzer's coverage (cov: edges, ft: features). Exits 1 when a
-# harness crashes or breaks an invariant, naming the input that did it; 2 on a usage error.
-# Run it under `nice -n 19` on a shared machine.
+# New inputs go to a scratch corpus, Fuzz/.build/fuzz/<harness>/corpus (Fuzz/.build-ci/fuzz/ with
+# --quick-build; kept between runs, never committed), crash inputs beside it. Prints, per harness,
+# executions, executions per second and libFuzzer's coverage (cov: edges, ft: features). Exits 1
+# when a harness crashes, leaks or breaks an invariant, naming the input that did it; 2 on a usage
+# error. Run it under `nice -n 19` on a shared machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 all=(fuzz-envelope fuzz-frame fuzz-vcard fuzz-gpx fuzz-geojson fuzz-csv fuzz-sql)
 seconds=600
 merge=false
+scratch=Fuzz/.build
+build=(swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld)
 harnesses=()
 
 usage() {
-  sed -n '5,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '5,12p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -35,6 +39,7 @@ while [ $# -gt 0 ]; do
       shift 2
       ;;
     --merge) merge=true; shift ;;
+    --quick-build) scratch=Fuzz/.build-ci; build+=(--scratch-path "$scratch" -Xswiftc -Onone); shift ;;
     -h|--help) usage ;;
     -*) echo "error: unknown option '$1'" >&2; usage ;;
     *)
@@ -49,11 +54,11 @@ while [ $# -gt 0 ]; do
 done
 [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
 
-# The fuzzer sanitizer supplies `main`; lld links it (gold fails on the address sanitizer's
-# debug information).
-echo "== building the fuzzing harnesses (release, -sanitize=fuzzer,address)"
-swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
-bin="$(swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld --show-bin-path)"
+# -sanitize=fuzzer links libFuzzer, whose driver each harness's `main` calls; lld links (gold
+# fails on the address sanitizer's debug information).
+echo "== building the fuzzing harnesses (${build[*]:2})"
+"${build[@]}"
+bin="$("${build[@]}" --show-bin-path)"
 
 # Leaks are findings too, except the toolchain's own listed in Fuzz/lsan.supp. Swift's backtracer
 # is off: libFuzzer's crash handler reports (and the backtracer trips the address sanitizer).
@@ -62,7 +67,7 @@ export LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0${LSAN
 
 failed=()
 for harness in "${harnesses[@]}"; do
-  work="Fuzz/.build/fuzz/$harness"
+  work="$scratch/fuzz/$harness"
   mkdir -p "$work/corpus"
   log="$work/last-run.log"
   options=(
