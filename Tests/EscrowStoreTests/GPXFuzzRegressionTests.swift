@@ -33,6 +33,11 @@ struct GPXFuzzRegressionTests {
         .init(name: "invalid UTF-8 under a malformed declaration naming another encoding",
               bytes: bytes("<?xml vesion=\"1.0\" encoding=\"ISO-8859-1\"?>\n<gp\u{FFFD} version=\"1.1\"/>", byte: 0xFE),
               line: 2, reason: "byte 0xFE is not valid UTF-8"),
+        // Found reviewing the fix above: libxml2 reads a document labelled UTF-16 whose first bytes
+        // are 8-bit as UTF-8.
+        .init(name: "invalid UTF-8 under a declaration naming UTF-16",
+              bytes: bytes("<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<!--\u{FFFD}-->\n<gpx/>"), line: 2,
+              reason: "byte 0xED is not valid UTF-8"),
         // libxml2 fails to convert from UCS-4 (its first bytes) before the first line: it said "line 0".
         .init(name: "UCS-4 first bytes, then UTF-8",
               bytes: [0x3C, 0, 0, 0] + Array("<?xml version=\"1.0\"?>\n<gpx/>".utf8), line: nil,

@@ -34,12 +34,13 @@ extension GPXParser {
     ]
 
     /// Whether libxml2 reads `bytes` as UTF-8: they do not start like UTF-16, UCS-4 or EBCDIC, and
-    /// the XML declaration, if any, names no encoding or UTF-8.
+    /// the XML declaration, if any, names no encoding, UTF-8 or UTF-16 (libxml2 ignores a UTF-16
+    /// label on a document whose first bytes are 8-bit, and reads it as UTF-8).
     static func isReadAsUTF8(_ bytes: [UInt8]) -> Bool {
         if otherEncodingStarts.contains(where: { bytes.starts(with: $0) }) { return false }
         let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         guard let name = declaredEncoding(bytes[start...]) else { return true }
-        return ["utf-8", "utf8"].contains(name.lowercased())
+        return ["utf-8", "utf8", "utf-16", "utf16"].contains(name.lowercased())
     }
 
     /// The encoding named by the XML declaration at the start of `bytes`, read by XML 1.0's
