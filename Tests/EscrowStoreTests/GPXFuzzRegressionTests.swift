@@ -42,6 +42,19 @@ struct GPXFuzzRegressionTests {
         .init(name: "UCS-4 first bytes, then UTF-8",
               bytes: [0x3C, 0, 0, 0] + Array("<?xml version=\"1.0\"?>\n<gpx/>".utf8), line: nil,
               reason: "not well-formed XML: the bytes are not in the encoding that the file's first bytes or XML declaration name"),
+        // FoundationXML took strlen of the null data libxml2 passes for `<?name?>`.
+        .init(name: "a processing instruction without data (as found: after a byte-order mark)",
+              bytes: [0xEF, 0xBB, 0xBF] + Array("<?x8U?>\n<gpx>\n<wpt lat=\"43.3\" lon=\"3.5\"/>\n</gpx>\n".utf8), line: 1,
+              reason: "the processing instruction <?x8U?> has no data"),
+        .init(name: "a processing instruction without data inside <gpx>",
+              bytes: Array("<gpx>\n<wpt lat=\"1\" lon=\"2\"/>\n<?garmin?>\n</gpx>".utf8), line: 3,
+              reason: "the processing instruction <?garmin?> has no data"),
+        .init(name: "an entity that expands to a processing instruction without data",
+              bytes: Array("<!DOCTYPE gpx [<!ENTITY e \"&#60;?x?>\">]>\n<gpx>&e;</gpx>".utf8), line: 1,
+              reason: "a <!DOCTYPE> declaration: GPX files have none"),
+        .init(name: "a processing instruction without data in UTF-16",
+              bytes: [0xFF, 0xFE] + "<gpx>\n<?x?></gpx>".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }, line: 2,
+              reason: "the processing instruction <?x?> has no data"),
     ]
 
     @Test("inputs that crashed fuzz-gpx are refused with a line and a reason", arguments: crashes)
@@ -54,6 +67,13 @@ struct GPXFuzzRegressionTests {
             #expect(error.line == input.line)
             #expect(error.reason.contains(input.reason), "\(error)")
         }
+    }
+
+    @Test("a processing instruction with data, even empty, is still read")
+    func processingInstructionWithData() throws {
+        let text = "<?xml version=\"1.0\"?>\n<?xml-stylesheet href=\"track.xsl\"?>\n<gpx>\n<?empty ?>\n<wpt lat=\"1\" lon=\"2\"/>\n</gpx>"
+        let points = try GPXParser.parse(Data(text.utf8), file: "pi.gpx")
+        #expect(points.map(\.line) == [5])
     }
 
     @Test("a file that declares ISO-8859-1 may hold bytes that are not UTF-8")

@@ -25,7 +25,7 @@ public enum GPXParser {
     ///   - file: the file's name, used in error messages only.
     /// - Returns: the points in document order; never empty.
     /// - Throws: `ImportError` with the line when the XML is not well formed (including bytes that
-    ///   are not UTF-8 in a document read as UTF-8), the root element is
+    ///   are not UTF-8 in a document read as UTF-8; a `<!DOCTYPE>`; a `<?name?>` without data), the root element is
     ///   not `<gpx>`, a point's `lat`/`lon` is missing, not a number or out of range, a `<time>`,
     ///   `<ele>`, `<speed>` or `<course>` cannot be read, or the file has no points.
     public static func parse(_ data: Data, file: String) throws(ImportError) -> [LocationRecord] {
@@ -38,6 +38,9 @@ public enum GPXParser {
                     + " the file is read as UTF-8 (its XML declaration names no other encoding), so export it again"
                     + " as UTF-8 or declare its real encoding, e.g. <?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>"
             )
+        }
+        if let (line, reason) = unreadableMarkup(bytes) {
+            throw ImportError(file: file, line: line, reason: reason)
         }
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = true
