@@ -15,7 +15,8 @@
 # --quick-build; kept between runs, never committed), crash inputs beside it. Prints, per harness,
 # executions, executions per second and libFuzzer's coverage (cov: edges, ft: features). Exits 1
 # when a harness crashes, leaks or breaks an invariant, naming the input that did it; 2 on a usage
-# error. Run it under `nice -n 19` on a shared machine.
+# error. Run it under `nice -n 19` on a shared machine. FUZZ_RSS_LIMIT_MB overrides the memory
+# limit (2048 MB; docs/RELIABILITY.md says why fuzz-gpx's long runs need more).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -72,7 +73,7 @@ for harness in "${harnesses[@]}"; do
   log="$work/last-run.log"
   options=(
     -max_total_time="$seconds"
-    -rss_limit_mb=2048          # a harness over 2 GiB of memory is a finding
+    -rss_limit_mb="${FUZZ_RSS_LIMIT_MB:-2048}"  # a harness over 2 GiB of memory is a finding
     -timeout=10                 # so is one input that takes over 10 s
     -max_len=65536
     -print_final_stats=1
