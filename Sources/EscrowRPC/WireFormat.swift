@@ -50,10 +50,17 @@ struct WireReader {
     }
 
     /// The next field's number and wire type.
+    ///
+    /// A tag takes at most 5 bytes, as SwiftProtobuf and protoc read it: a longer one (padded
+    /// with 0x80 bytes) is refused, so that the fast paths accept no message SwiftProtobuf refuses
+    /// (found by fuzzing, docs/RELIABILITY.md).
     mutating func tag() throws(WireFormatError) -> (field: UInt64, type: WireType) {
+        let start = position
         let key = try varint()
         let field = key >> 3
-        guard field > 0, field <= 0x1FFF_FFFF, let type = WireType(rawValue: UInt8(key & 7)) else { throw WireFormatError() }
+        guard position - start <= 5, field > 0, field <= 0x1FFF_FFFF, let type = WireType(rawValue: UInt8(key & 7)) else {
+            throw WireFormatError()
+        }
         return (field, type)
     }
 

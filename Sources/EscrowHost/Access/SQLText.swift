@@ -1,6 +1,9 @@
 /// Lexical helpers over SQL text: skipping whitespace and comments, the first keyword, and
 /// whether a remainder holds another statement.
-enum SQLText {
+///
+/// Internal to the host, but for `normalized`, which the fuzzing harness (`Fuzz/`) reaches through
+/// `@_spi(Fuzzing)`.
+@_spi(Fuzzing) public enum SQLText {
     /// Index of the first byte that is not whitespace, a comment or (when `semicolons`) a `;`.
     static func skipTrivia(_ bytes: [UInt8], from start: Int = 0, semicolons: Bool = false) -> Int {
         var index = start
@@ -90,7 +93,7 @@ enum SQLText {
     /// The statement with comments removed and whitespace reduced to one space between tokens,
     /// trailing semicolons dropped: two texts that differ only in layout normalize the same,
     /// any other change (a keyword's case, a literal, an identifier) does not.
-    static func normalized(_ sql: String) -> String {
+    @_spi(Fuzzing) public static func normalized(_ sql: String) -> String {
         tokens(sql).map { String(decoding: $0, as: UTF8.self) }.joined(separator: " ")
     }
 

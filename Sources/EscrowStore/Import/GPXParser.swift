@@ -24,10 +24,24 @@ public enum GPXParser {
     ///   - data: the file's bytes (UTF-8 or any encoding its XML declaration names).
     ///   - file: the file's name, used in error messages only.
     /// - Returns: the points in document order; never empty.
-    /// - Throws: `ImportError` with the line when the XML is not well formed, the root element is
+    /// - Throws: `ImportError` with the line when the XML is not well formed (including bytes that
+    ///   are not UTF-8 in a document read as UTF-8; a `<!DOCTYPE>`; a `<?name?>` without data), the root element is
     ///   not `<gpx>`, a point's `lat`/`lon` is missing, not a number or out of range, a `<time>`,
     ///   `<ele>`, `<speed>` or `<course>` cannot be read, or the file has no points.
     public static func parse(_ data: Data, file: String) throws(ImportError) -> [LocationRecord] {
+        let bytes = [UInt8](data)
+        if let offset = invalidUTF8Offset(bytes) {
+            let line = bytes[..<offset].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            throw ImportError(
+                file: file, line: line,
+                reason: "not well-formed XML: byte 0x\(String(bytes[offset], radix: 16, uppercase: true)) is not valid UTF-8;"
+                    + " the file is read as UTF-8 (its XML declaration names no other encoding), so export it again"
+                    + " as UTF-8 or declare its real encoding, e.g. <?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>"
+            )
+        }
+        if let (line, reason) = unreadableMarkup(bytes) {
+            throw ImportError(file: file, line: line, reason: reason)
+        }
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = false
@@ -38,8 +52,9 @@ public enum GPXParser {
         if let failure = reader.failure { throw failure }
         if !finished || reader.syntaxError != nil {
             let (code, line) = reader.syntaxError ?? ((parser.parserError as NSError?)?.code ?? 0, parser.lineNumber)
+            // libxml2 reports line 0 when it fails before the first line, converting the encoding.
             throw ImportError(
-                file: file, line: line,
+                file: file, line: line > 0 ? line : nil,
                 reason: "not well-formed XML: \(describeXMLError(code)); a GPX file must be valid XML,"
                     + " so check this line (and the one before) or export the file again"
             )
@@ -72,6 +87,7 @@ public enum GPXParser {
         case 73: "a tag is missing its '>'"
         case 76: "an end tag does not match the open start tag"
         case 77: "a tag is not closed"
+        case 6003: "the bytes are not in the encoding that the file's first bytes or XML declaration name"
         default: "XML error \(code)"
         }
     }

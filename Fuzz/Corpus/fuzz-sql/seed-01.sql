@@ -1,0 +1,1 @@
+SELECT latitude, longitude FROM Location ORDER BY timestamp DESC LIMIT 1

@@ -1,0 +1,1 @@
+SELECT c.givenName, p.value ->> 'value' AS phone FROM Contact c, json_each(c.phoneNumbers) p

@@ -1,0 +1,1 @@
+SELECT asset FROM Photos WHERE mediaType = 'image' ORDER BY creationDate DESC

@@ -1,0 +1,1 @@
+SELECT (SELECT count(*) FROM Contact) AS contacts, max(timestamp) FROM Location

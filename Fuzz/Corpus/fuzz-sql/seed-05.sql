@@ -1,0 +1,2 @@
+SELECT * FROM Contact;;  -- fine
+; SELECT 1

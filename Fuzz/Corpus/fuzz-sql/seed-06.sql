@@ -1,0 +1,2 @@
+select  "givenName" ,[familyName], `nickname`
+  from Contact /* people */ where givenName <> 'O''Brien';

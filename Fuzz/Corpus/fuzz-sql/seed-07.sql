@@ -1,0 +1,1 @@
+SELECT avg(latitude) FROM Location WHERE source = 'gpx:trkpt' AND timestamp >= 1.7e9 AND speed != -1

@@ -1,0 +1,1 @@
+WITH recent AS (SELECT * FROM Location WHERE timestamp > $since) SELECT count(*) FROM recent

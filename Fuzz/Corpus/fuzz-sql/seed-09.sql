@@ -1,0 +1,1 @@
+SELECT c.givenName, p.asset FROM Contact c JOIN Photos p ON p.originalFilename LIKE '%' || c.givenName || '%'

@@ -1,0 +1,1 @@
+SELECT x'00ff', 0x1F, .5e-3, 12.5, ?1, :name, @v FROM Location -- trailing comment

@@ -1,0 +1,1 @@
+SELECT round(latitude, 2) AS lat, round(longitude, 2) AS lon, count(*) AS n FROM Location GROUP BY 1, 2 HAVING n >= 3
