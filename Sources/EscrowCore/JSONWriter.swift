@@ -11,7 +11,7 @@ public struct JSONWriter: Sendable {
 
     /// Whether strings are written for a person's screen as well as for a parser: DEL, C1
     /// controls and the characters `DisplayText` shows escaped (bidirectional overrides,
-    /// invisible and unassigned characters) are written as `\uXXXX` too. The text decodes to the
+    /// invisible and unassigned characters) are written as `\uHHHH` too. The text decodes to the
     /// same strings either way.
     @usableFromInline
     var escapesUnsafeCharacters = false
@@ -75,7 +75,7 @@ public struct JSONWriter: Sendable {
         storage.append(0x22)
     }
 
-    /// Writes a JSON string with every character `DisplayText` would escape as `\uXXXX`.
+    /// Writes a JSON string with every character `DisplayText` would escape as `\uHHHH`.
     @usableFromInline
     mutating func displayString(_ value: String) {
         storage.append(0x22)

@@ -183,6 +183,18 @@ public final class ComputeConnection: Sendable {
     /// Whether the connection is still open.
     public var isActive: Bool { channel.isActive }
 
+    /// Runs `body` with this connection and closes it afterwards, also when `body` throws.
+    public func closing<T>(after body: (ComputeConnection) async throws -> T) async throws -> T {
+        do {
+            let result = try await body(self)
+            await close()
+            return result
+        } catch {
+            await close()
+            throw error
+        }
+    }
+
     /// Closes the connection; pending calls fail with `RPCError.connectionClosed`.
     public func close() async {
         try? await channel.close()

@@ -208,15 +208,7 @@ public final class AuditWitnessing: Sendable {
     /// Runs `body` over a new connection to `serverID`, closed afterwards.
     private func withConnection<T: Sendable>(to serverID: String, timeout: Duration,
                                              _ body: (ComputeConnection) async throws -> T) async throws -> T {
-        let connection = try await servers.connect(to: serverID, timeout: timeout)
-        do {
-            let result = try await body(connection)
-            await connection.close()
-            return result
-        } catch {
-            await connection.close()
-            throw error
-        }
+        try await servers.connect(to: serverID, timeout: timeout).closing(after: body)
     }
 
     /// Pins the witness's key on first use; afterwards a head signed by another key is refused.

@@ -34,15 +34,7 @@ enum RemoteFixtures {
     /// throws.
     static func withConnection<T>(to server: ComputeServerProcess, files: TLSFiles? = nil, serverName: String = "localhost",
                                   _ body: (ComputeConnection) async throws -> T) async throws -> T {
-        let connection = try await connect(to: server, files: files, serverName: serverName)
-        do {
-            let result = try await body(connection)
-            await connection.close()
-            return result
-        } catch {
-            await connection.close()
-            throw error
-        }
+        try await connect(to: server, files: files, serverName: serverName).closing(after: body)
     }
 
     /// `count` images of `size` bytes, every one different, with an id column.
