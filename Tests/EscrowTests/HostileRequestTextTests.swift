@@ -48,9 +48,12 @@ import Testing
             try temporary.seed()
             let daemon = try HostDaemon(host: try EscrowHost(home: temporary.home, logger: logger), logger: logger)
             try await daemon.start()
-            let connection = try await ComputeConnection.connect(unixSocket: daemon.socketPath,
-                                                                 group: MultiThreadedEventLoopGroup.singleton)
             for field in Field.allCases {
+                // A connection per request: the daemon closes one that stays silent (its first-request
+                // and idle deadlines), which a loaded machine could otherwise reach between requests.
+                let connection = try await ComputeConnection.connect(unixSocket: daemon.socketPath,
+                                                                     group: MultiThreadedEventLoopGroup.singleton)
+                defer { Task { await connection.close() } }
                 do {
                     _ = try await connection.run(Self.request(hostile, in: field), deadline: .seconds(30))
                     Issue.record("\(field) \(hostile) was accepted")
@@ -65,7 +68,6 @@ import Testing
             #expect(recorded.allSatisfy { $0.app == "org.example.weather" && $0.purpose == "Weather where you are" })
             #expect(recorded.count == (Self.sqlRefuses(hostile) ? 0 : 1))
             #expect(try daemon.host.audit.entries().allSatisfy { Self.isClean($0.facts.app) && Self.isClean($0.facts.purpose) })
-            await connection.close()
             await daemon.shutdown()
         }
     }
