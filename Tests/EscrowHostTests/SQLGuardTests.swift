@@ -306,6 +306,44 @@ import Testing
         }
     }
 
+    /// The guard's trim, ltrim and rtrim give SQLite's own results.
+    @Test func trimGivesSQLitesOwnResults() async throws {
+        let expressions = [
+            "trim('  ab  ')", "ltrim('  ab  ')", "rtrim('  ab  ')", "trim('xxabxx', 'x')", "trim('abcba', 'ab')",
+            "trim('abcba', 'ba')", "ltrim('héhéa', 'hé')", "rtrim('aéé', 'é')", "trim('é', x'c3')", "trim(x'c3a9c3', x'c3')",
+            "trim('abc', '')", "trim(NULL)", "trim('a', NULL)", "trim(NULL, 'a')", "trim(12300, '0')", "trim(1.5, '15')",
+            "trim(x'414141', 'A')", "trim('xyx', 'x' || char(0) || 'y')", "ltrim('ééé', x'c3a9c3')", "rtrim('aéé', x'a9c3a9')",
+            "trim('', 'a')", "trim('aaa', 'a')", "ltrim(char(0) || 'a', char(0))", "trim('ab', x'80')", "trim(x'8041', x'80')",
+        ]
+        let plain = try Database(path: ":memory:", mode: .readWrite)
+        try await TemporaryHome.with { temporary in
+            let host = try EscrowHost(home: temporary.home, logger: .init(label: "test"))
+            for expression in expressions {
+                let statement = try plain.prepare("SELECT quote(\(expression)), typeof(\(expression))")
+                #expect(try statement.step())
+                let expected = [statement.string(0), statement.string(1)]
+                let result = try await host.runApproving(app: "a.b", purpose: "test",
+                                                         access: "SELECT quote(\(expression)) AS v, typeof(\(expression)) AS t", compute: "identity")
+                #expect(result.output.columns.map { $0.string(at: 0) } == expected, "\(expression)")
+            }
+        }
+    }
+
+    /// A long set of characters over a long text: SQLite's own trim compared the whole set at every
+    /// position (86 s here for this query, inside one call); the guard's finishes within the time limit.
+    @Test func trimWithALongSetFinishesWithinTheTimeLimit() async throws {
+        try await TemporaryHome.with { temporary in
+            var policy = AccessPolicy()
+            policy.timeLimit = 60
+            let host = try EscrowHost(home: temporary.home, policy: policy, logger: .init(label: "test"))
+            let result = try await host.runApproving(
+                app: "a.b", purpose: "test",
+                access: "SELECT length(trim(printf('%.*c', 1000000, 'a') || 'b', printf('%.*c', 9999, 'z') || 'a')) AS n",
+                compute: "identity")
+            #expect(result.output.columns.first?.int64(at: 0) == 1)
+        }
+    }
+
     /// The guard's printf and format give SQLite's own output, byte for byte.
     @Test func printfGivesSQLitesOwnOutput() async throws {
         let expressions = [

@@ -11,7 +11,8 @@ import EscrowStore
 /// watchdog that interrupts it at its time limit when the time goes inside one function call.
 /// `printf` and `format` are replaced by `PrintfGuard`, which fails instead of returning NULL for
 /// an output over the length limit, and `instr` and `replace` by `SubstringSearch`, which finds
-/// in linear time what SQLite's own search finds in the product of the two lengths.
+/// in linear time what SQLite's own search finds in the product of the two lengths, and `trim`,
+/// `ltrim` and `rtrim` by `CharacterTrim`, which does not compare the whole set at every position.
 ///
 /// Not thread-safe: one caller at a time (the host keeps it behind a lock).
 public final class GuardedConnection {
@@ -43,6 +44,7 @@ public final class GuardedConnection {
         watchdog = GuardWatchdog(connection: handle)
         printf = try PrintfGuard(connection: handle, limit: policy.runningValueLimit)
         SubstringSearch.install(on: handle)
+        CharacterTrim.install(on: handle)
         let context = Unmanaged.passUnretained(state).toOpaque()
         sqlite3_set_authorizer(handle, guardAuthorizer, context)
         sqlite3_progress_handler(handle, GuardState.progressInterval, guardProgressHandler, context)
