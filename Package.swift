@@ -157,7 +157,7 @@ let package = Package(
         ),
         .target(
             name: "EscrowTestSupport",
-            dependencies: ["EscrowCore", "EscrowStore", "EscrowHost", "CTurboJPEG"],
+            dependencies: ["EscrowCore", "EscrowStore", "EscrowHost", "EscrowRPC", "CTurboJPEG"],
             path: "Tests/EscrowTestSupport",
             swiftSettings: strictSettings
         ),

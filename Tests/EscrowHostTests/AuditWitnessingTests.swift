@@ -26,7 +26,7 @@ import Testing
                 #expect(throws: WitnessingError.alreadyWitness("compute-1")) { try host.witnessing.add("compute-1") }
                 _ = try await host.runApproving(app: "org.example.count", purpose: "Count contacts", access: Self.countSQL,
                                                 compute: "identity")
-                let daemon = try HostDaemon(host: host, logger: logger)
+                let daemon = try HostDaemon(host: host, limits: .forTests, logger: logger)
                 try await daemon.start()
                 do {
                     let connection = try await ComputeConnection.connect(unixSocket: daemon.socketPath, group: MultiThreadedEventLoopGroup.singleton)

@@ -79,7 +79,7 @@ import Glibc
     ] as [([UInt8], Escrow_V1_Error.Code)])
     func aBrokenFrameIsAnsweredThenTheConnectionCloses(bytes: [UInt8], code: Escrow_V1_Error.Code) async throws {
         try await TemporaryHome.with { temporary in
-            let daemon = try HostDaemon(host: try EscrowHost(home: temporary.home, logger: logger), logger: logger)
+            let daemon = try HostDaemon(host: try EscrowHost(home: temporary.home, logger: logger), limits: .forTests, logger: logger)
             try await daemon.start()
             let path = daemon.socketPath
             // Blocking socket calls, off the test's task.

@@ -35,9 +35,14 @@ public final class ComputeServerProcess: Sendable {
         let executable = try BuiltExecutable.url(named: "escrow-compute")
         let process = Process()
         process.executableURL = executable
+        // The default deadlines (10 s) are for a server's real clients; the whole suite starting
+        // dozens of servers and clients at once on two cores can keep one handshake waiting
+        // longer. A test of the deadlines passes its own.
+        let deadlines = ["--handshake-timeout", "--first-request-timeout"].filter { !extraArguments.contains($0) }
+            .flatMap { [$0, "120"] }
         process.arguments = ["--listen", "127.0.0.1:0", "--cert", certificates.path("server.pem"),
                              "--key", certificates.path("server-key.pem"), "--client-ca", certificates.path("ca.pem")]
-            + extraArguments
+            + deadlines + extraArguments
         let output = Pipe()
         process.standardOutput = output
         let errorLog = certificates.folder.appendingPathComponent("escrow-compute-\(UUID().uuidString).log")

@@ -163,7 +163,7 @@ import Testing
 
     @Test func anAppRunsAgainAfterTheDaemonClosedItsIdleConnection() async throws {
         // Deadlines long enough for a loaded machine to connect and send in time, short enough to wait for.
-        try await withDaemon(limits: ConnectionLimits(firstRequestTimeout: .seconds(6), idleTimeout: .seconds(3))) { _, daemon in
+        try await withDaemon(limits: ConnectionLimits(firstRequestTimeout: .seconds(12), idleTimeout: .seconds(5))) { _, daemon in
             let escrow = try await Escrow.connect(app: "org.example.patient", socket: daemon.socketPath)
             defer { Task { await escrow.close() } }
             // Connected, then silent: the daemon closes the connection after its first-request timeout.

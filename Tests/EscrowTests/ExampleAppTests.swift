@@ -22,7 +22,7 @@ import Testing
             try prepare(temporary, logger)
             let host = try EscrowHost(home: temporary.home, logger: logger)
             if let (process, certificates) = server { try host.register(process, certificates) }
-            let daemon = try HostDaemon(host: host, logger: logger)
+            let daemon = try HostDaemon(host: host, limits: .forTests, logger: logger)
             try await daemon.start()
             do {
                 try await body(daemon)

@@ -46,7 +46,7 @@ import Testing
     func theDaemonRefusesRawRequestsBeforeRecordingAFlow(_ hostile: HostileText) async throws {
         try await TemporaryHome.with { temporary in
             try temporary.seed()
-            let daemon = try HostDaemon(host: try EscrowHost(home: temporary.home, logger: logger), logger: logger)
+            let daemon = try HostDaemon(host: try EscrowHost(home: temporary.home, logger: logger), limits: .forTests, logger: logger)
             try await daemon.start()
             for field in Field.allCases {
                 // A connection per request: the daemon closes one that stays silent (its first-request
