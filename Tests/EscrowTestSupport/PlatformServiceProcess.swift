@@ -40,11 +40,16 @@ public final class PlatformServiceProcess: Sendable {
     /// `http://127.0.0.1:PORT`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    /// Stops the service.
+    /// Stops the service: kills it and waits up to 5 s for Foundation to see it exit.
+    ///
+    /// Not `waitUntilExit()`: called from a `defer` on the task pool, it blocked a pool thread for
+    /// good once while Foundation's process monitor was busy, and with it the whole suite.
     public func stop() {
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        for _ in 0..<500 where process.isRunning {
+            usleep(10_000)
+        }
     }
 
     deinit { stop() }
