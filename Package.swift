@@ -12,12 +12,17 @@ let package = Package(
     products: [
         .executable(name: "escrow", targets: ["EscrowCLI"]),
         .executable(name: "escrow-compute", targets: ["EscrowComputeServer"]),
-        .library(name: "Escrow", targets: ["Escrow"]),
+        // The SDK an app links: a client of the escrow daemon, no host inside.
+        .library(name: "Escrow", targets: ["Escrow", "EscrowCore"]),
+        // The host in the app's own process (`Escrow.embedded`), for tools that choose to link it.
+        .library(name: "EscrowEmbedded", targets: ["EscrowEmbedded"]),
         .library(name: "EscrowHost", targets: ["EscrowHost"]),
+        .library(name: "EscrowDaemon", targets: ["EscrowDaemon"]),
+        .library(name: "EscrowComputeRuntime", targets: ["EscrowComputeRuntime"]),
         .library(name: "EscrowFunctions", targets: ["EscrowFunctions"]),
         .library(name: "EscrowCore", targets: ["EscrowCore"]),
         .library(name: "EscrowStore", targets: ["EscrowStore"]),
-        .library(name: "EscrowRPC", targets: ["EscrowRPC"]),
+        .library(name: "EscrowWire", targets: ["EscrowWire"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -34,7 +39,8 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
         // Build-time code generation: function code digests and the embedded schema migrations.
-        .executableTarget(name: "EscrowCodegen", dependencies: ["CSQLite"], path: "Sources/EscrowCodegen"),
+        .executableTarget(name: "EscrowCodegen", dependencies: ["CSQLite"], path: "Sources/EscrowCodegen",
+                          swiftSettings: strictSettings),
         .plugin(name: "FunctionDigestsPlugin", capability: .buildTool(), dependencies: ["EscrowCodegen"]),
         .plugin(name: "SchemaEmbedPlugin", capability: .buildTool(), dependencies: ["EscrowCodegen"]),
 
@@ -49,10 +55,20 @@ let package = Package(
             swiftSettings: strictSettings,
             plugins: ["SchemaEmbedPlugin"]
         ),
+        // Socket helpers both network sides share: connecting to IP literals, socket errors in words.
+        .target(
+            name: "EscrowSockets",
+            dependencies: [
+                "EscrowCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "EscrowNetwork",
             dependencies: [
-                "EscrowCore",
+                "EscrowCore", "EscrowSockets",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -63,15 +79,28 @@ let package = Package(
         // mallopt(3) is not in Swift's Glibc module; two lines of C reach it (MemoryTuning.swift).
         .target(name: "CMallocTuning"),
         .target(
-            name: "EscrowRPC",
+            name: "EscrowWire",
             dependencies: [
-                "EscrowCore", "EscrowNetwork", "CMallocTuning",
+                "EscrowCore", "EscrowSockets", "CMallocTuning",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "EscrowComputeRuntime",
+            dependencies: [
+                "EscrowCore", "EscrowWire", "EscrowSockets", "EscrowNetwork",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -85,7 +114,7 @@ let package = Package(
         .target(
             name: "EscrowHost",
             dependencies: [
-                "CSQLite", "EscrowCore", "EscrowStore", "EscrowFunctions", "EscrowRPC", "EscrowNetwork",
+                "CSQLite", "EscrowCore", "EscrowStore", "EscrowFunctions", "EscrowWire", "EscrowNetwork",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -93,18 +122,36 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "EscrowDaemon",
+            dependencies: [
+                "EscrowCore", "EscrowStore", "EscrowHost", "EscrowWire",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Escrow",
             dependencies: [
-                "EscrowCore", "EscrowHost", "EscrowRPC", "EscrowStore",
-                .product(name: "Logging", package: "swift-log"),
+                "EscrowCore", "EscrowWire",
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "EscrowEmbedded",
+            dependencies: [
+                "Escrow", "EscrowCore", "EscrowHost", "EscrowStore",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "EscrowCLI",
             dependencies: [
-                "EscrowHost", "EscrowStore", "EscrowCore", "EscrowFunctions", "EscrowRPC",
+                "EscrowHost", "EscrowDaemon", "EscrowStore", "EscrowCore", "EscrowFunctions", "EscrowWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -114,7 +161,7 @@ let package = Package(
         .executableTarget(
             name: "EscrowComputeServer",
             dependencies: [
-                "EscrowRPC", "EscrowFunctions", "EscrowCore",
+                "EscrowComputeRuntime", "EscrowWire", "EscrowFunctions", "EscrowCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -133,7 +180,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "EscrowWeatherApp",
-            dependencies: ["Escrow", "EscrowCore", "EscrowFunctions"],
+            // The SDK alone: an app that links no host, no SQLite, no photo libraries.
+            dependencies: ["Escrow", "EscrowCore"],
             path: "Examples/Weather",
             swiftSettings: strictSettings
         ),
@@ -157,7 +205,7 @@ let package = Package(
         ),
         .target(
             name: "EscrowTestSupport",
-            dependencies: ["EscrowCore", "EscrowStore", "EscrowHost", "EscrowRPC", "CTurboJPEG"],
+            dependencies: ["EscrowCore", "EscrowStore", "EscrowHost", "EscrowWire", "CTurboJPEG"],
             path: "Tests/EscrowTestSupport",
             swiftSettings: strictSettings
         ),
@@ -168,9 +216,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "EscrowRPCTests",
+            name: "EscrowComputeRuntimeTests",
             dependencies: [
-                "EscrowRPC", "EscrowCore", "EscrowFunctions", "EscrowTestSupport",
+                "EscrowComputeRuntime", "EscrowWire", "EscrowSockets", "EscrowCore", "EscrowFunctions", "EscrowTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -183,7 +231,8 @@ let package = Package(
         .testTarget(
             name: "EscrowTests",
             dependencies: [
-                "Escrow", "EscrowCore", "EscrowHost", "EscrowStore", "EscrowFunctions", "EscrowRPC", "EscrowTestSupport",
+                "Escrow", "EscrowEmbedded", "EscrowCore", "EscrowHost", "EscrowDaemon", "EscrowStore", "EscrowFunctions",
+                "EscrowWire", "EscrowTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -212,7 +261,8 @@ let package = Package(
         .testTarget(
             name: "EscrowHostTests",
             dependencies: [
-                "EscrowHost", "EscrowStore", "EscrowCore", "EscrowFunctions", "EscrowRPC", "EscrowTestSupport", "CSQLite",
+                "EscrowHost", "EscrowDaemon", "EscrowStore", "EscrowCore", "EscrowFunctions", "EscrowWire",
+                "EscrowTestSupport", "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -24,7 +24,7 @@ let package = Package(
         .executableTarget(
             name: "fuzz-envelope",
             dependencies: [
-                .product(name: "EscrowRPC", package: "Escrow"),
+                .product(name: "EscrowWire", package: "Escrow"),
                 .product(name: "EscrowCore", package: "Escrow"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(
             name: "fuzz-frame",
             dependencies: [
-                .product(name: "EscrowRPC", package: "Escrow"),
+                .product(name: "EscrowWire", package: "Escrow"),
                 .product(name: "EscrowCore", package: "Escrow"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 "FuzzSupport",

@@ -3,7 +3,7 @@
 #
 # Usage: Proto/generate.sh [OUTPUT_DIR]
 #
-# OUTPUT_DIR defaults to Sources/EscrowRPC/Generated (under the package root); a relative path is
+# OUTPUT_DIR defaults to Sources/EscrowWire/Generated (under the package root); a relative path is
 # taken from the current directory. The script writes OUTPUT_DIR/escrow.pb.swift and nothing else
 # there, so a test can generate into a temporary folder and compare with the committed file.
 #
@@ -19,7 +19,7 @@ readonly SWIFT_PROTOBUF_VERSION="1.39.0"
 proto_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 package_root="$(dirname "$proto_dir")"
 
-output_dir="${1:-$package_root/Sources/EscrowRPC/Generated}"
+output_dir="${1:-$package_root/Sources/EscrowWire/Generated}"
 mkdir -p "$output_dir"
 output_dir="$(cd "$output_dir" && pwd)"
 

@@ -1,12 +1,14 @@
 import Escrow
 import EscrowCore
-import EscrowFunctions
 import Foundation
 
 /// `escrow-weather --service URL [--socket PATH]`: the paper's running example written against the
 /// Escrow SDK. The app asks the escrow for the weather at the latest location; the escrow sends the
 /// location to the weather service named by the app (the individual sees and approves that) and
 /// gives the app only the weather.
+///
+/// It links the SDK alone (`Escrow`, `EscrowCore`): no host, no SQLite, no photo libraries. It
+/// names the function by id and reads the output columns it documents.
 @main
 enum WeatherApp {
     static func main() async {
@@ -28,9 +30,9 @@ enum WeatherApp {
         }
         do throws(EscrowError) {
             let escrow = try await Escrow.connect(app: "org.example.weather", socket: socket)
-            let weather = try await escrow.run(
+            let weather = try await escrow.runFrame(
                 access: "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1",
-                compute: WeatherCurrent.self, purpose: "Show the weather where you are",
+                compute: "weather.current", purpose: "Show the weather where you are",
                 parameters: ["service": service])
             await escrow.close()
             guard weather.rowCount == 1, let temperature = try? weather.column("temperature").double(at: 0),

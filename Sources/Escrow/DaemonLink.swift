@@ -1,4 +1,5 @@
-import EscrowRPC
+import EscrowCore
+import EscrowWire
 import NIOPosix
 import Synchronization
 
@@ -13,7 +14,7 @@ import Synchronization
 ///
 /// Thread safety: all methods may be called from any task; two runs that find the connection
 /// closed at once may each open one, and the last one opened is kept.
-final class DaemonLink: Sendable {
+final class DaemonLink: EscrowTransport {
     let socketPath: String
     private let connection: Mutex<ComputeConnection>
 
@@ -43,6 +44,17 @@ final class DaemonLink: Sendable {
             case .connectionClosed, .connectionFailed: return try await body(try await reopen())
             default: throw error
             }
+        }
+    }
+
+    /// Sends the run request; the daemon waits for the decision, so the call's deadline is the
+    /// wait plus two minutes for the run itself.
+    func run(_ request: DataflowRequest, waitForApproval: Duration) async throws(EscrowError) -> Frame {
+        let message = Escrow_V1_RunRequest(request, waitForDecision: waitForApproval)
+        do {
+            return try await withConnection { try await $0.run(message, deadline: waitForApproval + .seconds(120)).output }
+        } catch {
+            throw EscrowError(daemon: error)
         }
     }
 

@@ -1,10 +1,6 @@
 import EscrowCore
-import EscrowHost
-import EscrowRPC
-import EscrowStore
+import EscrowWire
 import Foundation
-import Logging
-import NIOPosix
 
 /// What an app imports to run dataflows over the individual's data through their escrow.
 ///
@@ -21,11 +17,13 @@ import NIOPosix
 public struct Escrow: Sendable {
     /// The app's id, sent with every run.
     public let app: String
-    private let transport: Transport
+    private let transport: any EscrowTransport
 
-    private enum Transport: Sendable {
-        case daemon(DaemonLink)
-        case embedded(EscrowHost)
+    /// An escrow reached some other way than the daemon's socket (`EscrowEmbedded`).
+    package init(app: String, transport: any EscrowTransport) throws(EscrowError) {
+        try Self.checkAppID(app)
+        self.app = app
+        self.transport = transport
     }
 
     /// Connects to the escrow daemon (`escrow serve`): at `socket`, else `$ESCROW_SOCKET`, else
@@ -42,27 +40,14 @@ public struct Escrow: Sendable {
                 ?? environment["ESCROW_HOME"].map({ URL(fileURLWithPath: $0).appendingPathComponent("escrow.sock").path }) else {
             throw .daemonUnavailable("no socket given: pass socket:, or set ESCROW_SOCKET or ESCROW_HOME")
         }
+        let link: DaemonLink
         do {
-            return Escrow(app: app, transport: .daemon(try await DaemonLink.connect(path)))
+            link = try await DaemonLink.connect(path)
         } catch {
             let reason = if case RPCError.connectionFailed(let reason) = error { reason } else { "\(error)" }
             throw .daemonUnavailable("cannot reach the escrow daemon at \(reason); is `escrow serve` running?")
         }
-    }
-
-    /// An escrow running in this process over the escrow home `home` (the paper's library option):
-    /// the same pipeline, approvals and audit log as the daemon.
-    ///
-    /// - Throws: `EscrowError.invalidRequest` when `app` is not a reverse-DNS id,
-    ///   `EscrowError.daemonUnavailable` when the home cannot be opened.
-    public static func embedded(home: URL, app: String, logger: Logger = Logger(label: "escrow")) throws(EscrowError) -> Escrow {
-        try checkAppID(app)
-        do {
-            let host = try EscrowHost(home: EscrowHome(url: home), logger: logger)
-            return Escrow(app: app, transport: .embedded(host))
-        } catch {
-            throw .daemonUnavailable("\(home.path): \(error)")
-        }
+        return try Escrow(app: app, transport: link)
     }
 
     /// Runs a dataflow: `access` SQL over Contact, Location and Photos, then the registered
@@ -96,49 +81,12 @@ public struct Escrow: Sendable {
         } catch {
             throw .invalidRequest(error.description)
         }
-        switch transport {
-        case .daemon(let link):
-            var request = Escrow_V1_RunRequest()
-            request.app = app
-            request.purpose = purpose
-            request.accessSql = access
-            request.functionID = function
-            if case .server(let id) = destination { request.serverID = id }
-            request.parameters = parameters
-            let wait = waitForApproval ?? .zero
-            request.waitForDecisionMs = UInt64(max(0, wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000))
-            do {
-                return try await link.withConnection { try await $0.run(request, deadline: wait + .seconds(120)).output }
-            } catch {
-                throw EscrowError(daemon: error)
-            }
-        case .embedded(let host):
-            let request = DataflowRequest(app: app, purpose: purpose, access: access, compute: function,
-                                          destination: destination, parameters: ComputeParameters(parameters))
-            do {
-                return try await Self.runEmbedded(host, request, waitForApproval: waitForApproval)
-            } catch {
-                throw EscrowError(host: error)
-            }
-        }
+        let request = DataflowRequest(app: app, purpose: purpose, access: access, compute: function,
+                                      destination: destination, parameters: ComputeParameters(parameters))
+        return try await transport.run(request, waitForApproval: waitForApproval ?? .zero)
     }
 
-    private static func runEmbedded(_ host: EscrowHost, _ request: DataflowRequest, waitForApproval: Duration?) async throws -> Frame {
-        let clock = ContinuousClock()
-        let deadline = clock.now + (waitForApproval ?? .zero)
-        while true {
-            do {
-                return try await host.run(request).output
-            } catch let DecisionError.awaitingApproval(flow) where clock.now < deadline {
-                while clock.now < deadline, (try? host.flows.flow(flow).status) == .pending {
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-                if (try? host.flows.flow(flow).status) == .pending { throw DecisionError.awaitingApproval(flow: flow) }
-            }
-        }
-    }
-
-    private static func checkAppID(_ app: String) throws(EscrowError) {
+    static func checkAppID(_ app: String) throws(EscrowError) {
         do {
             try RequestText.checkAppID(app)
         } catch {
@@ -148,6 +96,16 @@ public struct Escrow: Sendable {
 
     /// Closes the connection to the daemon.
     public func close() async {
-        if case .daemon(let link) = transport { await link.close() }
+        await transport.close()
     }
+}
+
+/// How an `Escrow` reaches the escrow host: the daemon's socket (`DaemonLink`), or a host in the
+/// app's own process (`EscrowEmbedded`).
+package protocol EscrowTransport: Sendable {
+    /// Runs `request`, waiting up to `waitForApproval` for the individual's decision when the
+    /// dataflow awaits it, and returns compute()'s output.
+    func run(_ request: DataflowRequest, waitForApproval: Duration) async throws(EscrowError) -> Frame
+    /// Lets go of the connection (or the host).
+    func close() async
 }

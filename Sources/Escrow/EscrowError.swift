@@ -1,6 +1,5 @@
 import EscrowCore
-import EscrowHost
-import EscrowRPC
+import EscrowWire
 
 /// Why a run gave the app no output. Cases an app is expected to handle are named; the message
 /// of each says what happened and what to do.
@@ -44,54 +43,39 @@ public enum EscrowError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The app-facing error for what the daemon answered (or the socket did).
-    init(daemon error: any Error) {
-        guard let rpc = error as? RPCError else {
-            self = error as? EscrowError ?? .failed("\(error)")
-            return
-        }
-        switch rpc {
-        case .decision(let code, let flow, let message):
-            switch code {
-            case .awaitingApproval: self = .awaitingApproval(flow: flow)
-            case .revoked: self = .revoked(flow: flow)
-            default: self = .denied(flow: flow, reason: message)
-            }
-        case .remote(let code, let message):
-            switch code {
-            case .unknownFunction: self = .unknownFunction(message)
-            case .invalidAccess: self = .invalidAccess(message)
-            case .serverUnavailable: self = .serverUnavailable(message)
-            case .badRequest: self = .invalidRequest(message)
-            default: self = .failed(message)
-            }
-        case .connectionClosed:
-            self = .daemonUnavailable("the connection to the escrow daemon closed before it answered")
-        case .connectionFailed(let reason):
-            self = .daemonUnavailable("the connection to the escrow daemon failed: \(reason)")
-        default:
-            self = .failed("\(rpc)")
+    /// The app-facing error for a failure of the run, told by the daemon or by an embedded host.
+    package init(_ failure: AppFailure) {
+        switch failure.kind {
+        case .awaitingApproval: self = .awaitingApproval(flow: failure.flow ?? "")
+        case .denied: self = .denied(flow: failure.flow ?? "", reason: failure.message)
+        case .revoked: self = .revoked(flow: failure.flow ?? "")
+        case .unknownFunction: self = .unknownFunction(failure.message)
+        case .invalidAccess: self = .invalidAccess(failure.message)
+        case .invalidRequest: self = .invalidRequest(failure.message)
+        case .serverUnavailable: self = .serverUnavailable(failure.message)
+        case .inputMismatch, .functionFailed, .auditFailed, .escrowFailed: self = .failed(failure.message)
         }
     }
 
-    /// The app-facing error for what the embedded host threw: the same cases an app gets from
-    /// the daemon for the same failure.
-    init(host error: any Error) {
+    /// The app-facing error for what the daemon answered (or the socket did).
+    init(daemon error: any Error) {
         switch error {
         case let error as EscrowError:
             self = error
-        case let decision as DecisionError:
-            switch decision {
-            case .awaitingApproval(let flow): self = .awaitingApproval(flow: flow)
-            case .denied(let flow, let reason): self = .denied(flow: flow, reason: reason ?? "")
-            case .revoked(let flow): self = .revoked(flow: flow)
+        case let rpc as RPCError:
+            if let failure = rpc.appFailure {
+                self.init(failure)
+            } else if case .connectionClosed = rpc {
+                self = .daemonUnavailable("the connection to the escrow daemon closed before it answered")
+            } else if case .connectionFailed(let reason) = rpc {
+                self = .daemonUnavailable("the connection to the escrow daemon failed: \(reason)")
+            } else if case .remote(_, let message) = rpc {
+                self = .failed(message)
+            } else {
+                self = .failed(rpc.description)
             }
-        case is AccessError: self = .invalidAccess("\(error)")
-        case is RequestTextError, is ComputeError: self = .invalidRequest("\(error)")
-        case is CatalogError: self = .unknownFunction("\(error)")
-        // From the host, a protocol or connection error can only come from a compute server.
-        case is ServerError, is RemoteComputeError, is RPCError: self = .serverUnavailable("\(error)")
-        default: self = .failed("\(error)")
+        default:
+            self = .failed("\(error)")
         }
     }
 }

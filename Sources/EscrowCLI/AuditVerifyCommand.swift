@@ -1,7 +1,7 @@
 import ArgumentParser
 import EscrowCore
 import EscrowHost
-import EscrowRPC
+import EscrowWire
 import EscrowStore
 import Foundation
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import EscrowHost
-import EscrowRPC
+import EscrowWire
 
 struct AuditWitnessCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
+import EscrowDaemon
 import EscrowHost
-import EscrowRPC
+import EscrowWire
 import Foundation
 
 struct ServeCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
+import EscrowComputeRuntime
 import EscrowFunctions
-import EscrowRPC
+import EscrowWire
 import Foundation
 import Logging
 

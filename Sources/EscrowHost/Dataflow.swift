@@ -1,38 +1,5 @@
 import EscrowCore
 
-/// What an app asks the escrow to run: access() SQL, a registered compute() function, where to
-/// run it, and why.
-public struct DataflowRequest: Sendable, Hashable {
-    /// The app's id (reverse-DNS: `org.example.weather`).
-    public var app: String
-    /// The purpose the app declares, shown to the individual.
-    public var purpose: String
-    /// The access() SQL over Contact, Location and Photos.
-    public var access: String
-    /// The id of a registered compute function.
-    public var compute: String
-    /// Where compute() runs.
-    public var destination: Destination
-    /// Non-personal inputs for compute() (part of the flow the individual sees).
-    public var parameters: ComputeParameters
-    /// Who asked, when the escrow knows (the daemon: `uid N pid M, PATH (SHA-256 HEX)`). Recorded
-    /// in the audit entry; not part of the dataflow's identity.
-    public var caller: String?
-    /// The program that asked, when the escrow knows (runs through the daemon). Its path is part
-    /// of the dataflow's identity; its digest is checked against the one the decision was made for.
-    public var program: CallerProgram?
-
-    public init(app: String, purpose: String, access: String, compute: String,
-                destination: Destination = .device, parameters: ComputeParameters = ComputeParameters()) {
-        self.app = app
-        self.purpose = purpose
-        self.access = access
-        self.compute = compute
-        self.destination = destination
-        self.parameters = parameters
-    }
-}
-
 /// A request the escrow has identified: the function it names and the exact columns its SQL
 /// reads. This is what the individual approves.
 public struct Dataflow: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import EscrowCore
+import EscrowSockets
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,6 +1,7 @@
 import EscrowCore
+import EscrowDaemon
 import EscrowHost
-import EscrowRPC
+import EscrowWire
 import EscrowTestSupport
 import Foundation
 import Logging

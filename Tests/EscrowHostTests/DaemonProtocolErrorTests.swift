@@ -1,5 +1,6 @@
 @testable import EscrowHost
-import EscrowRPC
+import EscrowDaemon
+import EscrowWire
 import EscrowTestSupport
 import Foundation
 import Logging

@@ -1,7 +1,7 @@
 import EscrowCore
 import EscrowFunctions
 @testable import EscrowHost
-import EscrowRPC
+import EscrowWire
 import EscrowStore
 import EscrowTestSupport
 import Foundation

@@ -1,4 +1,4 @@
-import EscrowRPC
+import EscrowWire
 
 extension ConnectionLimits {
     /// Limits for a daemon in a test: the default first-request deadline (10 s) is for real apps;

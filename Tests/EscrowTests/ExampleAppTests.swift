@@ -1,3 +1,4 @@
+import EscrowDaemon
 import EscrowHost
 import EscrowStore
 import EscrowTestSupport

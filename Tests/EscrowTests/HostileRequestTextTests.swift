@@ -1,8 +1,10 @@
 import Escrow
 import EscrowCore
+import EscrowDaemon
+import EscrowEmbedded
 import EscrowFunctions
 import EscrowHost
-import EscrowRPC
+import EscrowWire
 import EscrowStore
 import EscrowTestSupport
 import Foundation

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import EscrowRPC
+import EscrowWire
 import Logging
 
 /// `escrow-bench`: measures the paper's evaluation (Table 2, Figures 3 and 4) and the

@@ -1,5 +1,5 @@
 import EscrowCore
-import EscrowRPC
+import EscrowWire
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import GRPCProtobuf

@@ -1,3 +1,4 @@
+import EscrowComputeRuntime
 import EscrowCore
 import Foundation
 import GRPCCore

@@ -1,4 +1,4 @@
-import EscrowRPC
+import EscrowWire
 import Foundation
 import NIOCore
 import NIOPosix

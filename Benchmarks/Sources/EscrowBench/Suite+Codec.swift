@@ -1,5 +1,5 @@
 import EscrowCore
-import EscrowRPC
+import EscrowWire
 import Foundation
 import NIOCore
 import SwiftProtobuf

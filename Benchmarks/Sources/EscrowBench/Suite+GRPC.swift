@@ -1,6 +1,6 @@
 import EscrowCore
 import EscrowFunctions
-import EscrowRPC
+import EscrowWire
 import Foundation
 import NIOSSL
 

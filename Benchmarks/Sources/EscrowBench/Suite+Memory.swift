@@ -1,6 +1,6 @@
 import EscrowCore
 import EscrowFunctions
-import EscrowRPC
+import EscrowWire
 import EscrowStore
 import Foundation
 import NIOPosix

@@ -1,6 +1,7 @@
+import EscrowComputeRuntime
 import EscrowCore
 import EscrowFunctions
-import EscrowRPC
+import EscrowWire
 import Foundation
 import Logging
 import NIOPosix

@@ -1,7 +1,8 @@
+import EscrowComputeRuntime
 import EscrowCore
 import EscrowFunctions
 import EscrowHost
-import EscrowRPC
+import EscrowWire
 import EscrowStore
 import Foundation
 import Logging

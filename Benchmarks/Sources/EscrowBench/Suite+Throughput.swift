@@ -1,6 +1,7 @@
+import EscrowComputeRuntime
 import EscrowCore
 import EscrowFunctions
-import EscrowRPC
+import EscrowWire
 import Foundation
 
 // Compute-server throughput for small calls from many hosts at once.

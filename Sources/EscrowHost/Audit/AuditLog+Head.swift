@@ -1,5 +1,5 @@
 import Crypto
-import EscrowRPC
+import EscrowWire
 import EscrowStore
 import Foundation
 

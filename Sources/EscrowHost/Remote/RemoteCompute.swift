@@ -1,5 +1,5 @@
 import EscrowCore
-import EscrowRPC
+import EscrowWire
 import Logging
 import NIOPosix
 import Synchronization

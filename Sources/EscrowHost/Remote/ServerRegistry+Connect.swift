@@ -1,4 +1,4 @@
-import EscrowRPC
+import EscrowWire
 import NIOPosix
 
 extension ServerRegistry {

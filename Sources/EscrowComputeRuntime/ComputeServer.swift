@@ -1,0 +1,183 @@
+import EscrowSockets
+import EscrowWire
+import EscrowCore
+import EscrowNetwork
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// How a compute server listens and what it accepts.
+public struct ComputeServerConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// The server's certificate and key, and the escrow CA client certificates must chain to.
+    public var tls: TLSFiles
+    /// The id the server reports in its catalog.
+    public var serverID: String
+    public var maximumFrameLength: Int
+    /// Compute calls running at once, across all connections; more are answered OVERLOADED.
+    public var maximumConcurrency: Int
+    /// How long a graceful shutdown waits for running calls.
+    public var drainTimeout: Duration
+    /// Connections open at once, and how long each may take to handshake, to send its first
+    /// request, and to stay idle.
+    public var connectionLimits: ConnectionLimits
+
+    public init(host: String, port: Int, tls: TLSFiles, serverID: String = "escrow-compute",
+                maximumFrameLength: Int = RPCLimits.defaultMaximumFrameLength,
+                maximumConcurrency: Int = 2 * System.coreCount, drainTimeout: Duration = .seconds(30),
+                connectionLimits: ConnectionLimits = ConnectionLimits()) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.serverID = serverID
+        self.maximumFrameLength = maximumFrameLength
+        self.maximumConcurrency = maximumConcurrency
+        self.drainTimeout = drainTimeout
+        self.connectionLimits = connectionLimits
+    }
+}
+
+/// The escrow compute server: runs registered compute functions for escrow hosts over mutual TLS.
+///
+/// It keeps nothing of a call's input after answering it, never logs payloads, answers every
+/// failure with a typed `Error` envelope, and keeps serving other connections whatever one peer
+/// sends. A connection over the maximum is closed as soon as it is accepted, and one that does
+/// not finish its handshake, send its first request or, later, any request in time is closed
+/// (`ConnectionLimits`). `shutdown()` stops accepting, lets running calls finish (up to
+/// `drainTimeout`), then closes the connections.
+///
+/// Thread safety: start and shut down from one task; the server itself serves concurrently.
+public final class ComputeServer: Sendable {
+    public let configuration: ComputeServerConfiguration
+    private let catalog: FunctionCatalog
+    private let network: any NetworkClient
+    private let witness: AuditWitnessStore?
+    private let logger: Logger
+    private let group: MultiThreadedEventLoopGroup
+    private let state: ServerState
+    private let listener = Mutex<(any Channel)?>(nil)
+
+    /// - Parameters:
+    ///   - network: the client the functions reach the network through.
+    ///   - witness: the store of a server that also witnesses escrow hosts' audit heads; nil
+    ///     answers witness requests `NOT_A_WITNESS`.
+    public init(configuration: ComputeServerConfiguration, catalog: FunctionCatalog,
+                network: any NetworkClient = HTTPNetworkClient(), witness: AuditWitnessStore? = nil, logger: Logger) {
+        self.configuration = configuration
+        self.catalog = catalog
+        self.network = network
+        self.witness = witness
+        self.logger = logger
+        group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        state = ServerState(maximumConcurrency: configuration.maximumConcurrency,
+                            connections: ConnectionRegistry(maximum: configuration.connectionLimits.maximumConnections, logger: logger))
+    }
+
+    /// Binds and starts accepting connections.
+    ///
+    /// - Returns: the port the server listens on (the one chosen when 0 was asked).
+    /// - Throws: `RPCError.connectionFailed` for unreadable TLS files or an address in use.
+    @discardableResult
+    public func start() async throws -> Int {
+        let tls = try configuration.tls.serverContext()
+        let catalog = self.catalog
+        let network = self.network
+        let witness = self.witness
+        let logger = self.logger
+        let state = self.state
+        let maximumFrameLength = configuration.maximumFrameLength
+        let limits = configuration.connectionLimits
+        let catalogEnvelope = ServerConnectionHandler.catalogMessage(catalog, serverID: configuration.serverID)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // Out of descriptors (EMFILE), accepting again at once would spin: wait a second.
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler(shouldForwardIOErrorCaught: false))
+                }
+            }
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                // Over the maximum: closed at once, before any handler or TLS state exists.
+                guard state.connections.admit(channel) else {
+                    return channel.eventLoop.makeFailedFuture(ConnectionRefused())
+                }
+                return channel.eventLoop.makeCompletedFuture {
+                    channel.closeFuture.whenComplete { _ in state.connections.closed(channel) }
+                    let deadlines = ConnectionDeadlineHandler(limits: limits, handshake: true, logger: logger)
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder(maximumFrameLength: maximumFrameLength)))
+                    try channel.pipeline.syncOperations.addHandler(deadlines)
+                    try channel.pipeline.syncOperations.addHandler(
+                        ServerConnectionHandler(catalog: catalog, catalogMessage: catalogEnvelope, state: state,
+                                                deadlines: deadlines, network: network, witness: witness, logger: logger))
+                }
+            }
+        do {
+            let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+            listener.withLock { $0 = channel }
+            guard let port = channel.localAddress?.port else { throw RPCError.connectionFailed("no local address") }
+            logger.info("compute server listening", metadata: ["port": "\(port)", "functions": "\(catalog.descriptors.count)"])
+            return port
+        } catch let error as RPCError {
+            throw error
+        } catch {
+            throw RPCError.connectionFailed("cannot listen on \(configuration.host):\(configuration.port): \(SocketFailure.reason(error))")
+        }
+    }
+
+    /// Stops accepting, waits for running calls (new calls are answered SHUTTING_DOWN), closes
+    /// every connection and stops the threads.
+    public func shutdown() async {
+        state.beginDraining()
+        let channel = listener.withLock { channel -> (any Channel)? in
+            defer { channel = nil }
+            return channel
+        }
+        try? await channel?.close()
+        let deadline = ContinuousClock.now + configuration.drainTimeout
+        while state.running > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        for connection in state.connections.all() {
+            try? await connection.close()
+        }
+        try? await group.shutdownGracefully()
+        logger.info("compute server stopped")
+    }
+}
+
+/// What all connections of a server share: the running-call count and the open connections.
+final class ServerState: Sendable {
+    private struct Counts {
+        var running = 0
+        var draining = false
+    }
+
+    let maximumConcurrency: Int
+    let connections: ConnectionRegistry
+    private let counts = Mutex(Counts())
+
+    init(maximumConcurrency: Int, connections: ConnectionRegistry) {
+        self.maximumConcurrency = max(1, maximumConcurrency)
+        self.connections = connections
+    }
+
+    /// Why a new call may not start, or nil when it may (and is then counted as running).
+    func admit() -> Escrow_V1_Error.Code? {
+        counts.withLock { counts in
+            if counts.draining { return .shuttingDown }
+            guard counts.running < maximumConcurrency else { return .overloaded }
+            counts.running += 1
+            return nil
+        }
+    }
+
+    func finished() { counts.withLock { $0.running -= 1 } }
+    var running: Int { counts.withLock { $0.running } }
+    func beginDraining() { counts.withLock { $0.draining = true } }
+}

@@ -1,0 +1,31 @@
+import EscrowCore
+
+extension Escrow_V1_RunRequest {
+    /// The request an app sends the daemon to run `request`, waiting up to `wait` for the
+    /// individual's decision (whole milliseconds).
+    public init(_ request: DataflowRequest, waitForDecision wait: Duration) {
+        self.init()
+        app = request.app
+        purpose = request.purpose
+        accessSql = request.access
+        functionID = request.compute
+        if case .server(let id) = request.destination { serverID = id }
+        parameters = Dictionary(uniqueKeysWithValues: request.parameters.sorted.map { ($0.name, $0.value) })
+        let (seconds, attoseconds) = wait.components
+        waitForDecisionMs = switch seconds {
+        case ..<0: 0
+        case (Int64.max / 1000)...: UInt64(Int64.max)
+        default: UInt64(seconds * 1000 + max(0, attoseconds / 1_000_000_000_000_000))
+        }
+    }
+
+    /// The dataflow the app asks for (without the caller, which the daemon reads from the socket).
+    public var dataflowRequest: DataflowRequest {
+        DataflowRequest(app: app, purpose: purpose, access: accessSql, compute: functionID,
+                        destination: serverID.isEmpty ? .device : .server(serverID),
+                        parameters: ComputeParameters(parameters))
+    }
+
+    /// How long the app waits for the individual's decision.
+    public var waitForDecision: Duration { .milliseconds(Int64(clamping: waitForDecisionMs)) }
+}
