@@ -6,6 +6,11 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// C shims are held to the same bar as the Swift targets: every warning is an error.
+let strictCSettings: [CSetting] = [
+    .unsafeFlags(["-Wall", "-Wextra", "-Wpedantic", "-Werror", "-std=c11"]),
+]
+
 let package = Package(
     name: "Escrow",
     platforms: [.macOS(.v15)],
@@ -77,7 +82,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // mallopt(3) is not in Swift's Glibc module; two lines of C reach it (MemoryTuning.swift).
-        .target(name: "CMallocTuning"),
+        .target(name: "CMallocTuning", cSettings: strictCSettings),
         .target(
             name: "EscrowWire",
             dependencies: [
