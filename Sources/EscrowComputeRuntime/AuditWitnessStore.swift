@@ -35,6 +35,8 @@ public final class AuditWitnessStore: Sendable {
     private let hostCount: Mutex<Int>
     /// The open descriptor holding the store's lock, for the life of the process.
     private let lockDescriptor: Int32
+    /// The clock a countersignature's time (`witnessedAt`) is read from.
+    public let clock: any WallClock
 
     /// Heads kept per host.
     public static let maximumHeadsPerHost = 32
@@ -43,10 +45,12 @@ public final class AuditWitnessStore: Sendable {
 
     /// Opens (creating when needed) the store in `folder`.
     ///
+    /// - Parameter clock: the time countersignatures carry (the system's by default).
     /// - Throws: `WitnessError.storage` when the folder or key cannot be made or read, or another
     ///   process holds the store's lock.
-    public init(folder path: String) throws(WitnessError) {
+    public init(folder path: String, clock: any WallClock = .system) throws(WitnessError) {
         folder = URL(fileURLWithPath: path, isDirectory: true)
+        self.clock = clock
         let hosts = folder.appendingPathComponent("hosts", isDirectory: true)
         do {
             try FileManager.default.createDirectory(at: hosts, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -85,12 +89,12 @@ public final class AuditWitnessStore: Sendable {
     }
 
     /// Countersigns `request`'s head for `host` if it extends the latest head held, stores it
-    /// (durably) and returns it.
+    /// (durably) and returns it. The countersignature's time is `clock`'s now.
     ///
     /// - Throws: `WitnessError.malformed`/`.badSignature` for a bad head, `.refused` for a head
     ///   that does not extend the held one (rollback, fork, another previous hash or host key),
     ///   `.storage` when it cannot be stored.
-    public func witness(_ request: Escrow_V1_WitnessRequest, host: String, now: String) throws(WitnessError) -> WitnessedAuditHead {
+    public func witness(_ request: Escrow_V1_WitnessRequest, host: String) throws(WitnessError) -> WitnessedAuditHead {
         guard request.hasHead else { throw .malformed("the request carries no head") }
         let head = try SignedAuditHead(request.head)
         return try hostCount.withLock { count throws(WitnessError) in
@@ -123,7 +127,7 @@ public final class AuditWitnessStore: Sendable {
             } catch {
                 throw .storage("the witness key read from \(folder.path) at start is not usable: \(error)")
             }
-            let witnessed = try WitnessedAuditHead.countersign(head, hostCertificate: host, witnessedAt: now, with: signingKey)
+            let witnessed = try WitnessedAuditHead.countersign(head, hostCertificate: host, witnessedAt: clock.now().text, with: signingKey)
             let isNew = heads.isEmpty
             heads.append(witnessed)
             heads = Self.thinned(heads, keeping: Self.maximumHeadsPerHost)

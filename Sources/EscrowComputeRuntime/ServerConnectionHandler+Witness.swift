@@ -1,7 +1,6 @@
 import EscrowWire
 import Crypto
 import EscrowCore
-import Foundation
 import Logging
 import NIOCore
 import NIOSSL
@@ -56,7 +55,7 @@ extension ServerConnectionHandler {
         do throws(WitnessError) {
             switch envelope.body {
             case .witnessRequest(let request):
-                let witnessed = try store.witness(request, host: host, now: Timestamp.format(secondsSince1970: Date().timeIntervalSince1970))
+                let witnessed = try store.witness(request, host: host)
                 logger.info("countersigned an audit head", metadata: ["host": "\(host.prefix(16))", "seq": "\(witnessed.head.seq)"])
                 reply.witnessReply = .with { $0.witnessed = witnessed.message }
             default:

@@ -38,13 +38,16 @@ public final class EscrowHost: Sendable {
     /// - Parameters:
     ///   - remoteDeadline: how long a compute server may take to answer one call.
     ///   - network: the client compute functions running here reach the network through.
+    ///   - clock: the time decisions, approval expiry and audit entries go by (the system's by
+    ///     default; the CLI and the daemon use that).
     public init(home: EscrowHome, catalog: FunctionCatalog = EscrowFunctions.catalog,
                 policy: AccessPolicy = AccessPolicy(), remoteDeadline: Duration = .seconds(30),
-                network: any NetworkClient = HTTPNetworkClient(), logger: Logger) throws(StoreError) {
+                network: any NetworkClient = HTTPNetworkClient(), clock: any WallClock = .system,
+                logger: Logger) throws(StoreError) {
         self.home = home
         self.catalog = catalog
         self.connection = Mutex(try GuardedConnection(home: home, policy: policy))
-        let state = try StateDatabase(home: home)
+        let state = try StateDatabase(home: home, clock: clock)
         self.flows = FlowStore(state: state)
         self.audit = AuditLog(state: state)
         self.servers = ServerRegistry(state: state)

@@ -1,6 +1,5 @@
 import EscrowCore
 import EscrowStore
-import Foundation
 import Synchronization
 
 /// How durable a committed audit entry (and decision) is.
@@ -26,11 +25,17 @@ public final class StateDatabase: @unchecked Sendable {
     public let home: EscrowHome
     /// The durability this connection commits with (the home's `audit.durability` setting).
     public let durability: AuditDurability
+    /// The clock the flows, the audit log and the server registry over this database read the
+    /// time from (decisions, expiry, entry times, when a server or witness was added).
+    public let clock: any WallClock
 
     /// Opens the state database of an initialised home, upgrading its schemas first.
-    public init(home: EscrowHome) throws(StoreError) {
+    ///
+    /// - Parameter clock: the time the escrow decides and records by (the system's by default).
+    public init(home: EscrowHome, clock: any WallClock = .system) throws(StoreError) {
         try home.upgrade()
         self.home = home
+        self.clock = clock
         let database = try Database(path: home.stateDatabasePath, mode: .readWrite)
         try database.execute("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON")
         let setting = try Self.setting(AuditDurability.settingName, in: database)
@@ -81,11 +86,5 @@ public final class StateDatabase: @unchecked Sendable {
             try database.prepare("INSERT INTO Setting (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value")
                 .run([.text(name), .text(value)])
         }
-    }
-
-    /// Now, as the escrow writes timestamps.
-    static func now() -> (seconds: Double, text: String) {
-        let seconds = Date().timeIntervalSince1970
-        return (seconds, Timestamp.format(secondsSince1970: seconds))
     }
 }

@@ -162,7 +162,7 @@ struct AuditWitnessTests {
     @Test func keepsAtMost32HeadsPerHostSpreadOverTheLog() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("escrow-witness-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try AuditWitnessStore(folder: folder.path)
+        let store = try AuditWitnessStore(folder: folder.path, clock: try SettableClock(at: "2026-11-23T19:00:00Z"))
         let host = String(repeating: "1", count: 64)
         var previous = (seq: 0, hash: "")
         for seq in 1...120 {
@@ -172,7 +172,7 @@ struct AuditWitnessTests {
                 $0.head = head.message
                 $0.previousSeq = UInt64(previous.seq)
                 $0.previousHash = previous.hash
-            }, host: host, now: "2026-11-23T19:00:00.000Z")
+            }, host: host)
             previous = (seq, head.entryHash)
         }
         let kept = try store.heads(for: host).map(\.head.seq)
@@ -196,8 +196,9 @@ struct AuditWitnessTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("escrow-witness-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let host = String(repeating: "9", count: 64)
-        let witnessed = try AuditWitnessStore(folder: folder.path).witness(.with { $0.head = head.message }, host: host,
-                                                                            now: "2026-11-23T20:00:00.000Z")
+        let store = try AuditWitnessStore(folder: folder.path, clock: try SettableClock(at: "2026-11-23T20:00:00Z"))
+        let witnessed = try store.witness(.with { $0.head = head.message }, host: host)
+        #expect(witnessed.witnessedAt == "2026-11-23T20:00:00.000Z", "countersigned at the store's clock's time")
         let witnessBytes = text("escrow.audit-witness.v1") + text(host) + integer(42) + text(head.entryHash) + text(head.time)
             + text(hex(head.hostKey)) + text(hex(head.hostSignature)) + text("2026-11-23T20:00:00.000Z") + text(hex(witnessed.witnessKey))
         #expect(try Curve25519.Signing.PublicKey(rawRepresentation: witnessed.witnessKey)

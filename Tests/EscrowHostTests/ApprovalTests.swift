@@ -239,16 +239,60 @@ struct OriginalFunction: ComputeFunction {
     @Test func approvalUntilAPastDateIsRefusedAndAnExpiredOneTurnsPending() async throws {
         try await TemporaryHome.with { temporary in
             try temporary.seed()
-            let host = try EscrowHost(home: temporary.home, logger: logger)
+            let clock = try SettableClock(at: "2026-11-23T19:00:00Z")
+            let host = try EscrowHost(home: temporary.home, clock: clock, logger: logger)
             let flow = try await pendingFlow(host, Self.base)
-            #expect(throws: FlowError.self) { try host.flows.approve(flow, .until(Date().timeIntervalSince1970 - 60)) }
-            // Long enough that a loaded test run still gets the first run in before it ends.
-            let expiry = Date().timeIntervalSince1970 + 1.5
-            try host.flows.approve(flow, .until(expiry))
+            #expect(throws: FlowError.approvalInThePast("2026-11-23T18:59:00.000Z")) {
+                try host.flows.approve(flow, .until(clock.secondsSince1970 - 60))
+            }
+            try host.flows.approve(flow, .until(clock.secondsSince1970 + 3600))
             _ = try await host.run(Self.base)
-            try await Task.sleep(for: .seconds(max(0, expiry + 0.2 - Date().timeIntervalSince1970)))
+            clock.advance(by: .milliseconds(3_599_999))
+            _ = try await host.run(Self.base)
+            #expect(try host.flows.flow(flow).status == .approved, "in force until the last millisecond")
+            clock.advance(by: .milliseconds(1))
             await #expect(throws: DecisionError.awaitingApproval(flow: flow)) { try await host.run(Self.base) }
             #expect(try host.flows.flow(flow).status == .pending)
+            let history = try host.flows.history(flow)
+            #expect(history.map(\.decision) == ["new: pending", "approve until 2026-11-23T20:00:00.000Z", "expired"])
+            #expect(history.last?.time == "2026-11-23T20:00:00.000Z", "expired at the approval's end, by the host's clock")
+            #expect(try host.audit.entries().map(\.facts.outcome) == [.pending, .ok, .ok, .pending])
+        }
+    }
+
+    @Test func anApprovalUntilNowIsInThePastAndOneSecondLaterIsNot() async throws {
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            let clock = try SettableClock(at: "2026-11-23T19:00:00Z")
+            let host = try EscrowHost(home: temporary.home, clock: clock, logger: logger)
+            let flow = try await pendingFlow(host, Self.base)
+            #expect(throws: FlowError.approvalInThePast("2026-11-23T19:00:00.000Z")) {
+                try host.flows.approve(flow, .until(clock.secondsSince1970))
+            }
+            #expect(try host.flows.flow(flow).status == .pending, "a refused approval changes nothing")
+            let approved = try host.flows.approve(flow, .until(clock.secondsSince1970 + 1))
+            #expect(approved.status == .approved)
+            #expect(approved.approval == .until(clock.secondsSince1970 + 1))
+            #expect(approved.decidedAt == "2026-11-23T19:00:00.000Z")
+            _ = try await host.run(Self.base)
+            clock.advance(by: .seconds(1))
+            await #expect(throws: DecisionError.awaitingApproval(flow: flow)) { try await host.run(Self.base) }
+        }
+    }
+
+    @Test func aOnceApprovalIsUsedByOneRunWhateverTheTime() async throws {
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            let clock = try SettableClock(at: "2026-11-23T19:00:00Z")
+            let host = try EscrowHost(home: temporary.home, clock: clock, logger: logger)
+            let flow = try await pendingFlow(host, Self.base)
+            try host.flows.approve(flow, .once)
+            clock.advance(by: .seconds(30 * 86_400))
+            _ = try await host.run(Self.base)
+            await #expect(throws: DecisionError.awaitingApproval(flow: flow)) { try await host.run(Self.base) }
+            let history = try host.flows.history(flow)
+            #expect(history.map(\.decision) == ["new: pending", "approve once", "once used"])
+            #expect(history.map(\.time) == ["2026-11-23T19:00:00.000Z", "2026-11-23T19:00:00.000Z", "2026-12-23T19:00:00.000Z"])
         }
     }
 

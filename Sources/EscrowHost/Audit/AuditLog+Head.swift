@@ -1,4 +1,5 @@
 import Crypto
+import EscrowCore
 import EscrowWire
 import EscrowStore
 import Foundation
@@ -32,7 +33,7 @@ extension AuditLog {
     public func signedHead() throws -> SignedAuditHead? {
         guard let head = try head() else { return nil }
         let key = try SigningKeyFile.loadOrCreate(at: signingKeyPath)
-        return try SignedAuditHead.sign(seq: head.seq, entryHash: head.hash, time: StateDatabase.now().text, with: key)
+        return try SignedAuditHead.sign(seq: head.seq, entryHash: head.hash, time: state.clock.now().text, with: key)
     }
 
     /// The host's audit public key, 32 bytes (the key is made now if the home has none).

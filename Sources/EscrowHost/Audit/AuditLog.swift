@@ -37,7 +37,7 @@ public struct AuditLog: Sendable {
                     seq = Int(head.int64(0)) + 1
                     prevHash = head.string(1) ?? Self.genesis
                 }
-                let time = StateDatabase.now().text
+                let time = state.clock.now().text
                 let hash = AuditEntry.computeHash(seq: seq, time: time, facts: facts, prevHash: prevHash)
                 try database.cached("""
                     INSERT INTO AuditEntry (seq, time, flowId, app, purpose, functionId, outcome, reason, reads, rowsRead,

@@ -64,7 +64,7 @@ public final class AuditWitnessing: Sendable {
             try existing.bind(.text(serverID), at: 1)
             if try existing.step() { throw WitnessingError.alreadyWitness(serverID) }
             try database.prepare("INSERT INTO AuditWitness (serverId, witnessKey, addedAt) VALUES (?, NULL, ?)")
-                .run([.text(serverID), .text(StateDatabase.now().text)])
+                .run([.text(serverID), .text(state.clock.now().text)])
         }
     }
 

@@ -40,12 +40,12 @@ public struct FlowStore: Sendable {
         if let standing, standing.status == .approved, program == nil || standing.programDigest == program?.sha256 {
             switch standing.approval {
             case .always?: return .allowed(flow: standing.id)
-            case .until(let until)? where StateDatabase.now().seconds < until: return .allowed(flow: standing.id)
+            case .until(let until)? where state.clock.secondsSince1970 < until: return .allowed(flow: standing.id)
             default: break
             }
         }
         return try state.write { database in
-            let now = StateDatabase.now()
+            let now = state.clock.now()
             guard let current = try Self.flow(key: key, in: database) else {
                 let id = try Self.insertPending(identity, key: key, accessSQL: accessSQL, lineage: lineage,
                                                  program: program, now: now.text, in: database)
@@ -90,7 +90,7 @@ public struct FlowStore: Sendable {
     /// Approves a flow (from any status).
     @discardableResult
     public func approve(_ id: String, _ approval: Approval) throws -> FlowRecord {
-        if case .until(let until) = approval, until <= Date().timeIntervalSince1970 {
+        if case .until(let until) = approval, until <= state.clock.secondsSince1970 {
             throw FlowError.approvalInThePast(Timestamp.format(secondsSince1970: until))
         }
         return try state.write { database in
@@ -98,7 +98,7 @@ public struct FlowStore: Sendable {
             var until: String?
             if case .until(let seconds) = approval { until = Timestamp.format(secondsSince1970: seconds) }
             try Self.setStatus(flow.id, .approved, approval: approval.kind, until: until, reason: nil,
-                               now: StateDatabase.now().text, history: "approve \(approval.description)", in: database)
+                               now: state.clock.now().text, history: "approve \(approval.description)", in: database)
             return try Self.resolve(flow.id, in: database)
         }
     }
@@ -109,7 +109,7 @@ public struct FlowStore: Sendable {
         try state.write { database in
             let flow = try Self.resolve(id, in: database)
             try Self.setStatus(flow.id, .denied, approval: nil, until: nil, reason: reason,
-                               now: StateDatabase.now().text, history: "deny", in: database)
+                               now: state.clock.now().text, history: "deny", in: database)
             return try Self.resolve(flow.id, in: database)
         }
     }
@@ -121,7 +121,7 @@ public struct FlowStore: Sendable {
             let flow = try Self.resolve(id, in: database)
             guard flow.status == .approved else { throw FlowError.notApproved(flow: flow.id, status: flow.status) }
             try Self.setStatus(flow.id, .revoked, approval: nil, until: nil, reason: nil,
-                               now: StateDatabase.now().text, history: "revoke", in: database)
+                               now: state.clock.now().text, history: "revoke", in: database)
             return try Self.resolve(flow.id, in: database)
         }
     }

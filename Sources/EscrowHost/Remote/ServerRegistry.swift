@@ -91,7 +91,7 @@ public struct ServerRegistry: Sendable {
             if try existing.step() { throw ServerError.alreadyRegistered(id) }
             try Self.install(caFile, at: caCopy)
             let record = ServerRecord(id: id, addresses: addresses, caFile: caCopy, serverName: name,
-                                      addedAt: StateDatabase.now().text)
+                                      addedAt: state.clock.now().text)
             // Stored relative to the home, so a moved or restored home keeps reaching its servers.
             let storedCA = "tls/" + URL(fileURLWithPath: caCopy).lastPathComponent
             try database.prepare("INSERT INTO Server (id, addresses, caFile, serverName, addedAt) VALUES (?, ?, ?, ?, ?)")
