@@ -40,6 +40,9 @@ IMPORT = re.compile(
     r"([A-Za-z_][A-Za-z0-9_]*)"
 )
 
+# The delimiter of a multi-line string literal; `\"""` inside one is an escaped quote, not a delimiter.
+STRING_DELIMITER = re.compile(r'(?<!\\)"""')
+
 
 class Unreadable(Exception):
     """The rules file or the package could not be read: what is wrong and what to do."""
@@ -204,16 +207,17 @@ def swift_imports(path):
             if in_comment:
                 in_comment = "*/" not in stripped
                 continue
-            if in_string:
-                in_string = '"""' not in stripped
-                continue
-            match = IMPORT.match(line)
-            if match:
-                yield match.group(1), number
-            elif stripped.startswith("/*") and "*/" not in stripped:
-                in_comment = True
-            elif stripped.count('"""') % 2 == 1:
-                in_string = True
+            if not in_string:
+                match = IMPORT.match(line)
+                if match:
+                    yield match.group(1), number
+                    continue
+                if stripped.startswith("/*") and "*/" not in stripped:
+                    in_comment = True
+                    continue
+            # Each `"""` not escaped opens or closes a multi-line string.
+            if len(STRING_DELIMITER.findall(line)) % 2 == 1:
+                in_string = not in_string
 
 
 def dump_package(package_path):
