@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks the module graph of Package.swift against scripts/module-rules.txt.
 
-Reads the package with `swift package dump-package` (it evaluates the manifest only: nothing is
-built or resolved) and checks two things:
+Reads the package, and the packages the rules file names on its `package` line (Fuzz/,
+Benchmarks/), with `swift package dump-package` (it evaluates a manifest only: nothing is built or
+resolved) and checks two things:
 
 1. Reach: no target reaches, through any chain of dependencies, a module its rules forbid. A
    broken rule is reported with the path that breaks it, e.g.
@@ -21,6 +22,7 @@ Uses the Python standard library only.
 
 import argparse
 import collections
+import concurrent.futures
 import fnmatch
 import json
 import os
@@ -49,12 +51,12 @@ class Unreadable(Exception):
 
 
 class Rules:
-    """The parsed rules file: toolchain modules, product modules, groups and per-target rules."""
+    """The parsed rules file: further packages, toolchain modules, groups and per-target rules."""
 
     def __init__(self, path):
         self.path = path
         self.toolchain = []
-        self.product_modules = {}  # (package, product) -> [module]
+        self.packages = []  # folders of further packages checked with the main one
         self.groups = {}  # "@name" -> [token]
         self.rules = []  # (target, kind, [token], reason, line number)
         try:
@@ -78,11 +80,8 @@ class Rules:
         head = words[0]
         if head == "toolchain":
             self.toolchain.extend(words[1:])
-        elif head == "module":
-            if len(words) < 3 or words[1].count(":") != 1:
-                self._fail(number, "expected `module <package>:<product> <module>…`")
-            package, product = words[1].split(":")
-            self.product_modules[(package, product)] = words[2:]
+        elif head == "package":
+            self.packages.extend(words[1:])
         elif head == "group":
             if len(words) < 2 or not words[1].startswith("@"):
                 self._fail(number, "expected `group @<name> <name>…`")
@@ -118,50 +117,71 @@ class Rules:
 
 
 class Graph:
-    """The package's targets, their direct edges and the Swift files each one imports from."""
+    """The targets of the checked packages, their direct edges and the imports of their Swift files."""
 
-    def __init__(self, package_path, dump, rules):
-        self.root = package_path
-        self.targets = {target["name"]: target for target in dump["targets"]}
+    def __init__(self, root, packages, rules):
+        """`packages`: (folder relative to `root`, its dump-package JSON), the main package first."""
+        self.root = root
+        self.targets = {}  # name -> target JSON
+        self.manifest = {}  # target -> the Package.swift declaring it, relative to root
+        self.folder = {}  # target -> its package's folder
+        local_products = {}  # package name or identity -> {product: [target]}
+        for folder, dump in packages:
+            products = {product["name"]: product["targets"] for product in dump.get("products", [])}
+            local_products[dump["name"]] = products
+            local_products[os.path.basename(os.path.abspath(os.path.join(root, folder))).lower()] = products
+            for target in dump["targets"]:
+                name = target["name"]
+                if name in self.targets:
+                    raise Unreadable(f"two packages have a target called {name} ({self.manifest[name]} and "
+                                     f"{os.path.join(folder, 'Package.swift')}): rename one, the rules name targets alone")
+                self.targets[name] = target
+                self.manifest[name] = os.path.normpath(os.path.join(folder, "Package.swift"))
+                self.folder[name] = os.path.normpath(os.path.join(root, folder))
         self.edges = {}  # node -> [node], in declaration order
         self.declared = {}  # target -> {module: how to declare it}
         self.imports = {}  # target -> [(module, file, line)]
-        self.product_spelling = {}  # module -> how Package.swift names it
+        self.product_spelling = {}  # a product of another package -> how Package.swift names it
         for name, target in self.targets.items():
             self.edges[name] = []
             self.declared[name] = {}
             for dependency in target["dependencies"]:
-                for module, spelling in self._modules(dependency, rules):
+                for module, spelling, local in self._modules(dependency, local_products):
                     self.edges[name].append(module)
                     self.declared[name][module] = spelling
-                    if module not in self.targets:
+                    if not local:
                         self.product_spelling[module] = spelling
-            self.imports[name] = list(self._imports(target))
+            self.imports[name] = list(self._imports(name, target))
             for module, _, _ in self.imports[name]:
                 if module in rules.toolchain and module not in self.edges[name]:
                     self.edges[name].append(module)
-        self.products = set(self.product_spelling)
+        self.products = set(self.product_spelling) - set(self.targets)
 
-    def _modules(self, dependency, rules):
-        """(module, Package.swift spelling) for one entry of a target's `dependencies`."""
+    @staticmethod
+    def _modules(dependency, local_products):
+        """(module, Package.swift spelling, whether it is a checked target) for one dependency."""
         kind, value = next(iter(dependency.items()))
         name = value[0]
         if kind == "product":
             package = value[1]
             spelling = f'.product(name: "{name}", package: "{package}")'
-            for module in rules.product_modules.get((package, name), [name]):
-                yield module, spelling
-        else:  # "byName" or "target": a target of this package, or a product named like its module
-            yield name, f'"{name}"'
+            local = local_products.get(package, local_products.get(package.lower(), {}))
+            if name in local:  # a product of a checked package: its targets, followed further
+                for module in local[name]:
+                    yield module, spelling, True
+            else:  # a product of another package: the module named like it
+                yield name, spelling, False
+        else:  # "byName" or "target": a target of the same package, or a product named like its module
+            yield name, f'"{name}"', True
 
-    def _imports(self, target):
+    def _imports(self, name, target):
         """(module, file, line) for every import in the target's Swift sources."""
         default = {"test": "Tests", "plugin": "Plugins"}.get(target["type"], "Sources")
-        folder = os.path.join(self.root, target.get("path") or os.path.join(default, target["name"]))
+        folder = os.path.join(self.folder[name], target.get("path") or os.path.join(default, name))
         excluded = [os.path.normpath(os.path.join(folder, item)) for item in target.get("exclude", [])]
         for directory, subdirectories, files in os.walk(folder):
-            subdirectories[:] = sorted(name for name in subdirectories
-                                       if os.path.join(directory, name) not in excluded)
+            subdirectories[:] = sorted(entry for entry in subdirectories
+                                       if os.path.join(directory, entry) not in excluded)
             for file in sorted(files):
                 path = os.path.join(directory, file)
                 if file.endswith(".swift") and path not in excluded:
@@ -245,7 +265,10 @@ def dump_package(package_path):
 def check(package_path, rules_path):
     """The problems found, each a line saying what is wrong and what to do; and a summary."""
     rules = Rules(rules_path)
-    graph = Graph(package_path, dump_package(package_path), rules)
+    folders = ["."] + rules.packages
+    with concurrent.futures.ThreadPoolExecutor() as pool:  # each dump is a process of its own
+        dumps = list(pool.map(dump_package, [os.path.join(package_path, folder) for folder in folders]))
+    graph = Graph(package_path, list(zip(folders, dumps)), rules)
     rules_name = os.path.relpath(rules_path, package_path) if rules_path.startswith(package_path) else rules_path
     known = set(graph.targets) | graph.products | set(rules.toolchain)
     problems = []
@@ -253,7 +276,7 @@ def check(package_path, rules_path):
     ruled = set()
     for target, kind, tokens, reason, number in rules.rules:
         if target not in graph.targets:
-            problems.append(f"{rules_name}:{number}: rule for {target}, which Package.swift has no target called: "
+            problems.append(f"{rules_name}:{number}: rule for {target}, which no checked package has a target called: "
                             "remove the rule or fix its name")
             continue
         ruled.add(target)
@@ -272,26 +295,33 @@ def check(package_path, rules_path):
             problems.append(f"{rules_name}:{number}: {target} {verb} {path[-1]}: "
                             f"{ARROW.join(path)}{where}{because}")
     for target in sorted(set(graph.targets) - ruled):
-        problems.append(f"{rules_name}: Package.swift's target {target} has no rule: add one "
+        problems.append(f"{rules_name}: {graph.manifest[target]}'s target {target} has no rule: add one "
                         "(`{target}: never …` or `{target}: only …`, the format is at the top of the file)"
                         .replace("{target}", target))
 
     for target in sorted(graph.targets):
+        undeclared = {}  # module -> the places it is imported, in file order
         for module, file, line in graph.imports[target]:
-            if module in graph.declared[target] or module in rules.toolchain or module == target:
-                continue
-            if module in graph.targets:
-                fix = f'add "{module}" to its dependencies in Package.swift'
+            if module not in graph.declared[target] and module not in rules.toolchain and module != target:
+                undeclared.setdefault(module, []).append(f"{file}:{line}")
+        for module, places in undeclared.items():
+            manifest = graph.manifest[target]
+            if module in graph.targets and graph.manifest[module] == manifest:
+                fix = f'add "{module}" to its dependencies in {manifest}'
+            elif module in graph.targets:
+                fix = f"add the product of {graph.manifest[module]} that holds {module} to its dependencies in {manifest}"
             elif module in graph.product_spelling:
-                fix = f"add {graph.product_spelling[module]} to its dependencies in Package.swift"
+                fix = f"add {graph.product_spelling[module]} to its dependencies in {manifest}"
             else:
-                fix = (f"add the target or product that provides it to its dependencies in Package.swift "
+                fix = (f"add the target or product that provides it to its dependencies in {manifest} "
                        f"(or, if {module} ships with the Swift toolchain, list it on the `toolchain` line of {rules_name})")
-            problems.append(f"{file}:{line}: {target} imports {module}, which it does not declare: {fix}, "
+            more = f" (and {len(places) - 1} more place(s))" if len(places) > 1 else ""
+            problems.append(f"{places[0]}: {target} imports {module}{more}, which it does not declare: {fix}, "
                             "or drop the import")
 
     reach_rules = len(rules.rules)
-    summary = f"module graph: {len(graph.targets)} targets, {reach_rules} rules of {rules_name} hold, every import is declared"
+    summary = (f"module graph: {len(graph.targets)} targets of {len(folders)} package(s), {reach_rules} rules of "
+               f"{rules_name} hold, every import is declared")
     return problems, summary
 
 

@@ -39,7 +39,7 @@ struct ModuleGraphTests {
                        "the rule: no sockets of its own"]),
         BrokenRule(
             testDescription: "a toolchain module one source file imports",
-            replacing: "EscrowCore:", with: "EscrowCore: only Foundation Synchronization",
+            replacing: "EscrowCore: only", with: "EscrowCore: only Foundation Synchronization",
             expectedStatus: 1,
             expected: ["EscrowCore may reach only Foundation, Synchronization, not Dispatch: EscrowCore → Dispatch (imported at Sources/EscrowCore/"]),
         BrokenRule(
