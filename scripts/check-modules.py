@@ -274,26 +274,28 @@ def check(package_path, rules_path):
     problems = []
 
     ruled = set()
-    for target, kind, tokens, reason, number in rules.rules:
-        if target not in graph.targets:
-            problems.append(f"{rules_name}:{number}: rule for {target}, which no checked package has a target called: "
+    for pattern, kind, tokens, reason, number in rules.rules:
+        targets = sorted(name for name in graph.targets if fnmatch.fnmatchcase(name, pattern))
+        if not targets:
+            problems.append(f"{rules_name}:{number}: rule for {pattern}, which names no target of the checked packages: "
                             "remove the rule or fix its name")
             continue
-        ruled.add(target)
+        ruled.update(targets)
         names = set(rules.expand(tokens, known, number))
-        if kind == "never":
-            broken = graph.path(target, lambda node: node in names)
-            verb = "must never reach"
-        else:
-            broken = graph.path(target, lambda node: node not in names)
-            verb = "may reach only " + (", ".join(sorted(names)) if names else "nothing") + ", not"
-        for path in broken:
-            where = ""
-            if path[-1] in rules.toolchain:
-                where = f" (imported at {graph.where_imported(path[-2], path[-1])})"
-            because = f"; the rule: {reason}" if reason else ""
-            problems.append(f"{rules_name}:{number}: {target} {verb} {path[-1]}: "
-                            f"{ARROW.join(path)}{where}{because}")
+        for target in targets:
+            if kind == "never":
+                broken = graph.path(target, lambda node: node in names)
+                verb = "must never reach"
+            else:
+                broken = graph.path(target, lambda node: node not in names)
+                verb = "may reach only " + (", ".join(sorted(names)) if names else "nothing") + ", not"
+            for path in broken:
+                where = ""
+                if path[-1] in rules.toolchain:
+                    where = f" (imported at {graph.where_imported(path[-2], path[-1])})"
+                because = f"; the rule: {reason}" if reason else ""
+                problems.append(f"{rules_name}:{number}: {target} {verb} {path[-1]}: "
+                                f"{ARROW.join(path)}{where}{because}")
     for target in sorted(set(graph.targets) - ruled):
         problems.append(f"{rules_name}: {graph.manifest[target]}'s target {target} has no rule: add one "
                         "(`{target}: never …` or `{target}: only …`, the format is at the top of the file)"

@@ -43,6 +43,12 @@ struct ModuleGraphTests {
             expectedStatus: 1,
             expected: ["EscrowCore may reach only Foundation, Synchronization, not Dispatch: EscrowCore → Dispatch (imported at Sources/EscrowCore/"]),
         BrokenRule(
+            testDescription: "a rule over every test target, by glob",
+            replacing: "*Tests:", with: "*Tests: never EscrowStore",
+            expectedStatus: 1,
+            expected: ["EscrowCoreTests must never reach EscrowStore: EscrowCoreTests → EscrowTestSupport → EscrowStore",
+                       "EscrowCLITests must never reach EscrowStore: EscrowCLITests → EscrowTestSupport → EscrowStore"]),
+        BrokenRule(
             testDescription: "a target without a rule",
             replacing: "EscrowDaemon:", with: "",
             expectedStatus: 1,
