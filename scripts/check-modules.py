@@ -269,7 +269,7 @@ def check(package_path, rules_path):
     with concurrent.futures.ThreadPoolExecutor() as pool:  # each dump is a process of its own
         dumps = list(pool.map(dump_package, [os.path.join(package_path, folder) for folder in folders]))
     graph = Graph(package_path, list(zip(folders, dumps)), rules)
-    rules_name = os.path.relpath(rules_path, package_path) if rules_path.startswith(package_path) else rules_path
+    rules_name = os.path.relpath(rules_path, package_path) if rules_path.startswith(package_path + os.sep) else rules_path
     known = set(graph.targets) | graph.products | set(rules.toolchain)
     problems = []
 
