@@ -25,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport", exact: "2.9.2"),
         .package(url: "https://github.com/grpc/grpc-swift-protobuf", exact: "2.4.1"),
         .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
+        // The versions the main package pins: the benchmarks import these modules themselves.
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
     ],
     targets: [
         .executableTarget(
@@ -42,6 +45,10 @@ let package = Package(
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictSettings
         ),

@@ -18,6 +18,7 @@ packages=(
   make                # building the C interop client
   gcc                 # building the C interop client
   tmux                # the display-integrity tests render CLI output through a real terminal
+  python3             # scripts/check-modules.py: the module graph's rules (standard library only)
 )
 
 missing=()

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs the whole test suite, then each fuzzing harness for a
+# Installs what is missing, checks the module graph against its rules (before building: it
+# needs no build), builds, and runs the whole test suite, then each fuzzing harness for a
 # few seconds over its seed corpus (docs/RELIABILITY.md), so that they keep building and passing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/install-deps.sh
+echo "== checking the module graph (scripts/module-rules.txt)"
+./scripts/check-modules.py
 echo "== building (first build takes a few minutes)"
 swift build --build-tests
 echo "== testing"

@@ -11,7 +11,7 @@ import Testing
 /// `PROTOC_GEN_SWIFT` can point at a prebuilt one.
 @Suite("Generated protobuf code")
 struct GeneratedCodeTests {
-    /// The package root, three levels above this file (Tests/EscrowRPCTests/<file>).
+    /// The package root, three levels above this file (Tests/EscrowComputeRuntimeTests/<file>).
     static let packageRoot = URL(filePath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

@@ -73,7 +73,7 @@ struct EscrowBenchCommand: AsyncParsableCommand {
             return
         }
         // The process hosts both ends of the RPC, so it allocates as escrow-compute and
-        // escrow serve do (EscrowRPC's MemoryTuning).
+        // escrow serve do (EscrowWire's MemoryTuning).
         MemoryTuning.reuseFreedMemoryForLargeFrames()
         var logger = Logger(label: "escrow-bench")
         logger.logLevel = .warning
