@@ -196,7 +196,7 @@ public final class EscrowHost: Sendable {
         } catch let error as FrameError {
             throw RunError.inputMismatch(function: flow.function.id, expects: function.inputs.description, problem: error)
         } catch {
-            throw RunError.computeFailed(function: flow.function.id, reason: "\(error)")
+            throw RunError.computeFailed(function: flow.function.id, underlying: error)
         }
     }
 }

@@ -53,7 +53,8 @@ struct OriginalFunction: ComputeFunction {
             let host = try EscrowHost(home: temporary.home, logger: logger)
             let flow = try await pendingFlow(host, Self.base)
             #expect(flow.count == 8)
-            #expect(DecisionError.awaitingApproval(flow: flow).description.contains("escrow approve \(flow)"))
+            // Plain words for the app; the command to approve it is the CLI's to add (FlowCycleTests).
+            #expect(DecisionError.awaitingApproval(flow: flow).description == "dataflow \(flow) is awaiting approval")
             let record = try host.flows.flow(flow)
             #expect(record.status == .pending)
             #expect(record.app == "org.example.weather")

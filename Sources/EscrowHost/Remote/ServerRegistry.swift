@@ -28,21 +28,21 @@ public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownServer(let id):
-            "unknown compute server '\(id)'; register it with `escrow servers add \(id) --address HOST:PORT --ca FILE`"
+            "unknown compute server '\(id)'"
         case .alreadyRegistered(let id):
-            "a compute server '\(id)' is already registered; remove it first with `escrow servers remove \(id)`"
+            "a compute server '\(id)' is already registered"
         case .invalidAddress(let address):
             "'\(address)' is not HOST:PORT"
         case .invalidServerID(let id):
             "'\(id)' cannot be a server id; use letters, digits, '-', '_' or '.'"
         case .noAddress:
-            "no address given; pass --address HOST:PORT (repeat it for replicas)"
+            "no address given"
         case .unreadableFile(let path):
             "cannot read \(path)"
         case .serverNameNeeded(let address):
-            "\(address) is an IP address; give --server-name, the DNS name in the server's certificate (the escrow checks the server by name)"
+            "\(address) is an IP address; the escrow checks the server by the DNS name in its certificate, which is needed"
         case .missingClientCertificate(let folder):
-            "this escrow has no client certificate in \(folder); pass --client-cert FILE --client-key FILE to `escrow servers add`"
+            "this escrow has no client certificate in \(folder)"
         }
     }
 }
