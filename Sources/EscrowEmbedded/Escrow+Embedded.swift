@@ -23,7 +23,7 @@ extension Escrow {
             host = try EscrowHost(home: EscrowHome(url: home), logger: logger)
         } catch {
             var message = "\(home.path): \(error)"
-            if let store = error as? StoreError, case .notAnEscrowHome(let path) = store.kind {
+            if case .notAnEscrowHome(let path) = error.kind {
                 message += "; create it with `escrow --home \(path) init`"
             }
             throw .daemonUnavailable(message)
