@@ -155,7 +155,7 @@ public final class EscrowHost: Sendable {
         do {
             try audit.append(facts)
         } catch {
-            logger.error("could not audit a refused or failed run", metadata: ["error": "\(error.message)"])
+            logger.error("could not audit a refused or failed run", metadata: ["error": "\(error.underlying)"])
         }
     }
 

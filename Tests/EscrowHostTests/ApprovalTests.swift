@@ -293,7 +293,10 @@ struct OriginalFunction: ComputeFunction {
             await #expect {
                 try await host.run(Self.base)
             } throws: { error in
-                (error as? AuditError)?.description.contains("output was withheld") == true
+                // The storage failure is carried as the store reported it, SQLite's code included.
+                guard let audit = error as? AuditError, let store = audit.underlying as? StoreError else { return false }
+                return audit.description.contains("output was withheld") && store.code != nil
+                    && store.message.contains("database or disk is full")
             }
         }
     }

@@ -59,10 +59,8 @@ public struct AuditLog: Sendable {
                     """).run([.integer(Int64(seq)), .text(hash)])
                 return AuditEntry(seq: seq, time: time, facts: facts, prevHash: prevHash, hash: hash)
             }
-        } catch let error as StoreError {
-            throw AuditError(message: error.message)
         } catch {
-            throw AuditError(message: "\(error)")
+            throw AuditError(error)
         }
     }
 
