@@ -41,7 +41,8 @@ enum ErrorHints {
         switch error {
         case .unknownFlow: "; list them with `escrow flows`"
         case .notApproved(let flow, .pending): " (to refuse it, use `escrow deny \(flow)`)"
-        case .notApproved, .ambiguousFlow, .approvalInThePast: nil
+        case .approvalInThePast: "; give --until a later date"
+        case .notApproved, .ambiguousFlow: nil
         }
     }
 

@@ -31,6 +31,10 @@ struct ErrorHintTests {
         let flow = try #require(pending.pendingFlow, "\(pending)")
         #expect(pending.standardError == "escrow: dataflow \(flow) is awaiting approval; review it with `escrow flows show \(flow)`, "
                 + "then run `escrow approve \(flow)` (or `escrow deny \(flow)`)\n", "\(pending)")
+        let past = try await home.escrow("approve", flow, "--until", "2001-01-01T00:00:00Z")
+        #expect(past.status == 1, "\(past)")
+        #expect(past.standardError == "escrow: an approval until 2001-01-01T00:00:00.000Z would already have ended: "
+                + "that time is in the past; give --until a later date\n", "\(past)")
         let revoke = try await home.escrow("revoke", flow)
         #expect(revoke.status == 1, "\(revoke)")
         #expect(revoke.standardError == "escrow: dataflow \(flow) is pending, not approved: there is nothing to revoke "

@@ -123,7 +123,7 @@ public enum FlowError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notApproved(let flow, let status):
             "dataflow \(flow) is \(status.rawValue), not approved: there is nothing to revoke"
         case .approvalInThePast(let date):
-            "--until \(date) is in the past; give a later date"
+            "an approval until \(date) would already have ended: that time is in the past"
         }
     }
 }
