@@ -78,7 +78,8 @@ struct CLIError: Error, CustomStringConvertible {
     }
 }
 
-/// Runs a command body, printing any failure as `escrow: message` on standard error.
+/// Runs a command body, printing any failure as `escrow: message` on standard error, with the
+/// CLI's hint (`ErrorHints`).
 ///
 /// Exit status: 2 when a dataflow awaits the individual's approval, 3 when it was denied or
 /// revoked, 1 for any other error (see docs/CLI.md).
@@ -88,8 +89,9 @@ func reportingErrors<T>(_ body: () async throws -> T) async throws -> T {
     } catch let exit as ExitCode {
         throw exit
     } catch {
-        // An error may quote what an app or a file sent: shown escaped, line breaks kept.
-        Terminal.standardError.write("escrow: \(DisplayText.escaped("\(error)", lineBreaks: true))\n")
+        // An error may quote what an app or a file sent: shown escaped, line breaks kept. The
+        // hint names the command to run next (the libraries' descriptions name none).
+        Terminal.standardError.write("escrow: \(DisplayText.escaped(ErrorHints.text(of: error), lineBreaks: true))\n")
         throw exitCode(for: error)
     }
 }

@@ -22,7 +22,11 @@ extension Escrow {
         do {
             host = try EscrowHost(home: EscrowHome(url: home), logger: logger)
         } catch {
-            throw .daemonUnavailable("\(home.path): \(error)")
+            var message = "\(home.path): \(error)"
+            if case .notAnEscrowHome(let path) = error.kind {
+                message += "; create it with `escrow --home \(path) init`"
+            }
+            throw .daemonUnavailable(message)
         }
         return try Escrow(app: app, transport: EmbeddedHost(host: host))
     }

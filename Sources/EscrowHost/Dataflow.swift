@@ -31,18 +31,32 @@ public struct RunResult: Sendable {
 
 /// A request the escrow could not run, other than bad access SQL (`AccessError`) or a failing
 /// compute function.
+///
+/// Two values are equal when they are the same case, for the same function, and read the same:
+/// the error a function threw is compared by its description (errors are not `Equatable`).
 public enum RunError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The access result does not have the columns the function declares.
     case inputMismatch(function: String, expects: String, problem: FrameError)
-    /// compute() threw.
-    case computeFailed(function: String, reason: String)
+    /// compute() threw `underlying`, the function's own error, kept as it was thrown.
+    case computeFailed(function: String, underlying: any Error)
 
     public var description: String {
         switch self {
         case .inputMismatch(let function, let expects, let problem):
             "the access result does not fit \(function): \(problem); it expects \(expects)"
-        case .computeFailed(let function, let reason):
-            "compute function \(function) failed: \(reason)"
+        case .computeFailed(let function, let underlying):
+            "compute function \(function) failed: \(underlying)"
+        }
+    }
+
+    public static func == (lhs: RunError, rhs: RunError) -> Bool {
+        switch (lhs, rhs) {
+        case (.inputMismatch(let a, let b, let c), .inputMismatch(let x, let y, let z)):
+            a == x && b == y && c == z
+        case (.computeFailed(let function, let underlying), .computeFailed(let otherFunction, let otherUnderlying)):
+            function == otherFunction && "\(underlying)" == "\(otherUnderlying)"
+        default:
+            false
         }
     }
 }

@@ -158,7 +158,7 @@ public final class EscrowHost: Sendable {
         do {
             try audit.append(facts)
         } catch {
-            logger.error("could not audit a refused or failed run", metadata: ["error": "\(error.message)"])
+            logger.error("could not audit a refused or failed run", metadata: ["error": "\(error.underlying)"])
         }
     }
 
@@ -199,7 +199,7 @@ public final class EscrowHost: Sendable {
         } catch let error as FrameError {
             throw RunError.inputMismatch(function: flow.function.id, expects: function.inputs.description, problem: error)
         } catch {
-            throw RunError.computeFailed(function: flow.function.id, reason: "\(error)")
+            throw RunError.computeFailed(function: flow.function.id, underlying: error)
         }
     }
 }

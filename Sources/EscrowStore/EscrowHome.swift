@@ -125,7 +125,7 @@ public struct EscrowHome: Sendable, Hashable {
     /// Throws a clear error when the home has not been initialised.
     public func requireInitialized() throws(StoreError) {
         guard isInitialized else {
-            throw StoreError(message: "\(url.path) is not an escrow home; create it with `escrow --home \(url.path) init`")
+            throw StoreError.notAnEscrowHome(url.path)
         }
     }
 }

@@ -23,7 +23,7 @@ import Testing
         let noCertificate = try await home.escrow("servers", "add", "compute-1", "--address", server.address,
                                             "--ca", certificates.path("ca.pem"))
         #expect(!noCertificate.succeeded)
-        #expect(noCertificate.standardError.contains("--client-cert"))
+        #expect(noCertificate.standardError.contains("; pass --client-cert FILE --client-key FILE to `escrow servers add`"))
 
         let added = try await home.escrow("servers", "add", "compute-1", "--address", server.address,
                                     "--ca", certificates.path("ca.pem"), "--server-name", "compute-1",
@@ -32,10 +32,10 @@ import Testing
         let again = try await home.escrow("servers", "add", "compute-1", "--address", server.address, "--ca", certificates.path("ca.pem"),
                                     "--server-name", "compute-1")
         #expect(!again.succeeded)
-        #expect(again.standardError.contains("already registered"))
+        #expect(again.standardError.contains("already registered; remove it first with `escrow servers remove compute-1`"))
         let ipOnly = try await home.escrow("servers", "add", "compute-2", "--address", server.address, "--ca", certificates.path("ca.pem"))
         #expect(!ipOnly.succeeded)
-        #expect(ipOnly.standardError.contains("--server-name"))
+        #expect(ipOnly.standardError.contains("is an IP address; the escrow checks the server by the DNS name in its certificate, which is needed; give it with --server-name"))
 
         let listed = try await home.escrow("servers", "list", "--json")
         let servers = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
@@ -60,7 +60,7 @@ import Testing
         #expect(try await home.escrow("servers", "remove", "compute-1").succeeded)
         let gone = try await home.run(sql: Self.sql, compute: "contacts.tuples", extra: ["--server", "compute-1"])
         #expect(gone.status == 1)
-        #expect(gone.standardError.contains("unknown compute server 'compute-1'"))
+        #expect(gone.standardError.contains("unknown compute server 'compute-1'; register it with `escrow servers add compute-1 "))
         #expect(!(try await home.escrow("servers", "remove", "compute-1").succeeded))
     }
 }

@@ -53,7 +53,8 @@ struct OriginalFunction: ComputeFunction {
             let host = try EscrowHost(home: temporary.home, logger: logger)
             let flow = try await pendingFlow(host, Self.base)
             #expect(flow.count == 8)
-            #expect(DecisionError.awaitingApproval(flow: flow).description.contains("escrow approve \(flow)"))
+            // Plain words for the app; the command to approve it is the CLI's to add (FlowCycleTests).
+            #expect(DecisionError.awaitingApproval(flow: flow).description == "dataflow \(flow) is awaiting approval")
             let record = try host.flows.flow(flow)
             #expect(record.status == .pending)
             #expect(record.app == "org.example.weather")
@@ -336,7 +337,10 @@ struct OriginalFunction: ComputeFunction {
             await #expect {
                 try await host.run(Self.base)
             } throws: { error in
-                (error as? AuditError)?.description.contains("output was withheld") == true
+                // The storage failure is carried as the store reported it, SQLite's code included.
+                guard let audit = error as? AuditError, let store = audit.underlying as? StoreError else { return false }
+                return audit.description.contains("output was withheld") && store.code != nil
+                    && store.message.contains("database or disk is full")
             }
         }
     }

@@ -42,7 +42,9 @@ import Testing
                 try await host.runApproving(app: "org.example.weather", purpose: "Weather", access: Self.lastLocation,
                                             compute: "weather.current", parameters: ComputeParameters(["service": "http://127.0.0.1:1"]))
             } throws: { error in
-                guard case .computeFailed(let function, let reason)? = error as? RunError else { return false }
+                // The function's own error is carried, not flattened into text.
+                guard case .computeFailed(let function, let underlying)? = error as? RunError,
+                      case .serviceFailed(let reason)? = underlying as? ComputeError else { return false }
                 return function == "weather.current" && reason.contains("127.0.0.1")
             }
             #expect(try host.audit.entries().last?.facts.outcome == .failed)

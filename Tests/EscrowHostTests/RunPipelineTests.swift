@@ -102,6 +102,48 @@ import Testing
         }
     }
 
+    /// A function's own error, as it threw it.
+    struct OutOfTea: Error, Equatable, CustomStringConvertible {
+        let cups: Int
+        var description: String { "out of tea after \(cups) cups" }
+    }
+
+    struct ThrowingFunction: ComputeFunction {
+        static let id = "test.throws"
+        static let version = 1
+        static let summary = "Always fails."
+        static let inputs = InputContract.any
+        static let codeDigest = String(repeating: "d", count: 64)
+        func compute(_ input: Frame, context: ComputeContext) throws -> Frame { throw OutOfTea(cups: 3) }
+    }
+
+    /// compute()'s error reaches the caller as the function threw it (not flattened into text);
+    /// the app is told its description, and the audit log records it.
+    @Test func aFunctionsOwnErrorIsCarriedToTheCaller() async throws {
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            let host = try EscrowHost(home: temporary.home, catalog: FunctionCatalog([RegisteredFunction(ThrowingFunction.self)]),
+                                      logger: logger)
+            let error = try await #require(throws: RunError.self) {
+                try await host.runApproving(app: "a.b", purpose: "p", access: "SELECT givenName FROM Contact", compute: "test.throws")
+            }
+            guard case .computeFailed(let function, let underlying) = error else {
+                Issue.record("expected computeFailed, got \(error)")
+                return
+            }
+            #expect(function == "test.throws")
+            #expect(underlying as? OutOfTea == OutOfTea(cups: 3))
+            #expect(error.description == "compute function test.throws failed: out of tea after 3 cups")
+            #expect(error == .computeFailed(function: "test.throws", underlying: OutOfTea(cups: 3)))
+            #expect(error != .computeFailed(function: "test.throws", underlying: OutOfTea(cups: 4)))
+            #expect(error != .computeFailed(function: "test.other", underlying: OutOfTea(cups: 3)))
+            let failure = AppFailure(hostError: error)
+            #expect(failure.kind == .functionFailed)
+            #expect(failure.message == "compute function test.throws failed: out of tea after 3 cups")
+            #expect(try host.audit.entries().last?.facts.reason == "compute function test.throws failed: out of tea after 3 cups")
+        }
+    }
+
     @Test func failingFunctionIsReportedAsSuch() async throws {
         try await TemporaryHome.with { temporary in
             try temporary.seed()

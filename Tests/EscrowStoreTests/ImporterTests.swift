@@ -354,11 +354,15 @@ import Glibc
         #expect(throws: StoreError.self) { try temporary.home.initialize() }
     }
 
-    @Test func uninitialisedHomeSaysHowToCreateIt() {
+    /// The store says what is wrong, as a kind of its own; the command that creates a home is the
+    /// CLI's to name (`RunErrorTests.beforeInit`).
+    @Test func anUninitialisedHomeIsNamedAsSuch() {
         let home = EscrowHome(url: URL(fileURLWithPath: "/tmp/escrow-missing-\(UUID().uuidString)"))
-        #expect(throws: StoreError(message: "\(home.url.path) is not an escrow home; create it with `escrow --home \(home.url.path) init`")) {
+        #expect(throws: StoreError.notAnEscrowHome(home.url.path)) {
             try home.requireInitialized()
         }
+        #expect(StoreError.notAnEscrowHome(home.url.path).kind == .notAnEscrowHome(path: home.url.path))
+        #expect(StoreError.notAnEscrowHome(home.url.path).description == "\(home.url.path) is not an escrow home")
     }
 
     @Test func walIsOn() throws {

@@ -194,6 +194,42 @@ import Testing
         try #require(daemon.openConnections == 0, "the daemon did not close the idle connection")
     }
 
+    /// The host's errors reach an app in plain words: what happened, without the `escrow`
+    /// commands the CLI adds for the individual (an app's user may have no such command).
+    @Test func anAppIsToldWhatHappenedWithoutCLICommands() async throws {
+        try await withDaemon { _, daemon in
+            let escrow = try await Escrow.connect(app: "org.example.weather", socket: daemon.socketPath)
+            defer { Task { await escrow.close() } }
+            await #expect(throws: EscrowError.serverUnavailable("unknown compute server 'compute-9'")) {
+                try await escrow.runFrame(access: Self.lastLocation, compute: "location.region", on: .server("compute-9"), purpose: "p")
+            }
+            await #expect(throws: EscrowError.invalidAccess(
+                "access SQL is not valid: no such column: secret (at byte 7); Schemas/data lists the columns of each table (docs/ACCESS.md)")) {
+                try await escrow.runFrame(access: "SELECT secret FROM Contact", compute: "identity", purpose: "p")
+            }
+            // The daemon's own message for a pending flow is plain too; the SDK's error names the
+            // approval command (the SDK is a boundary), as before.
+            var flow = ""
+            do throws(EscrowError) {
+                _ = try await escrow.runFrame(access: Self.lastLocation, compute: "location.region", purpose: "p")
+            } catch {
+                guard case .awaitingApproval(let id) = error else { throw error }
+                flow = id
+                #expect(error.approvalCommand == "escrow approve \(id)")
+            }
+            let failure = AppFailure(hostError: DecisionError.awaitingApproval(flow: flow))
+            #expect(failure.message == "dataflow \(flow) is awaiting approval")
+        }
+    }
+
+    @Test func theEmbeddedEscrowSaysHowToCreateAMissingHome() {
+        let missing = URL(fileURLWithPath: "/tmp/escrow-missing-\(UUID().uuidString)")
+        #expect(throws: EscrowError.daemonUnavailable(
+            "\(missing.path): \(missing.path) is not an escrow home; create it with `escrow --home \(missing.path) init`")) {
+            try Escrow.embedded(home: missing, app: "org.example.contacts")
+        }
+    }
+
     @Test func noDaemonIsAClearError() async throws {
         await #expect(throws: EscrowError.self) {
             try await Escrow.connect(app: "a.b", socket: "/tmp/escrow-no-such-\(UUID().uuidString).sock")

@@ -38,7 +38,7 @@ public enum AccessError: Error, Sendable, Equatable, CustomStringConvertible {
             if message.hasPrefix("no such table") {
                 text += "; the tables you can read are Contact, Location and Photos"
             } else if message.hasPrefix("no such column") {
-                text += "; see `escrow schema` or Schemas/data for the columns of each table"
+                text += "; Schemas/data lists the columns of each table (docs/ACCESS.md)"
             }
             return text
         case .emptyStatement:

@@ -120,10 +120,21 @@ public struct AuditFilter: Sendable, Equatable {
 }
 
 /// The audit entry could not be written; the run's output is withheld.
+///
+/// Two values are equal when their underlying errors read the same (errors are not `Equatable`).
 public struct AuditError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let message: String
+    /// Why the entry could not be committed (a `StoreError` from the escrow's database).
+    public let underlying: any Error
+
+    public init(_ underlying: any Error) {
+        self.underlying = underlying
+    }
 
     public var description: String {
-        "the audit entry could not be written, so the output was withheld: \(message)"
+        "the audit entry could not be written, so the output was withheld: \(underlying)"
+    }
+
+    public static func == (lhs: AuditError, rhs: AuditError) -> Bool {
+        "\(lhs.underlying)" == "\(rhs.underlying)"
     }
 }

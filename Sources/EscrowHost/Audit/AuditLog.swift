@@ -59,10 +59,8 @@ public struct AuditLog: Sendable {
                     """).run([.integer(Int64(seq)), .text(hash)])
                 return AuditEntry(seq: seq, time: time, facts: facts, prevHash: prevHash, hash: hash)
             }
-        } catch let error as StoreError {
-            throw AuditError(message: error.message)
         } catch {
-            throw AuditError(message: "\(error)")
+            throw AuditError(error)
         }
     }
 
@@ -85,7 +83,7 @@ public struct AuditLog: Sendable {
             try query.bind(.nullable(filter.outcome?.rawValue), at: 4)
             try query.bind(.integer(Int64(limit ?? -1)), at: 5)
             var entries: [AuditEntry] = []
-            while try query.step() { entries.append(Self.entry(query)) }
+            while try query.step() { entries.append(try Self.entry(query)) }
             return entries
         }
     }
@@ -95,7 +93,7 @@ public struct AuditLog: Sendable {
         try state.read { database in
             let query = try database.prepare("SELECT \(Self.columns) FROM AuditEntry WHERE seq = ?")
             try query.bind(.integer(Int64(seq)), at: 1)
-            return try query.step() ? Self.entry(query) : nil
+            return try query.step() ? try Self.entry(query) : nil
         }
     }
 
@@ -106,7 +104,14 @@ public struct AuditLog: Sendable {
             var expected = 1
             var prevHash = Self.genesis
             while try query.step() {
-                let entry = Self.entry(query)
+                let entry: AuditEntry
+                do throws(StoreError) {
+                    entry = try Self.entry(query)
+                } catch {
+                    guard case .unreadableValue(_, _, let column) = error.kind else { throw error }
+                    return .broken(seq: Int(query.int64(0)),
+                                   reason: "its contents were altered after it was written (its \(column) cannot be read back)")
+                }
                 if entry.seq != expected {
                     return .broken(seq: expected, reason: entry.seq > expected
                         ? "entry \(expected) is missing: entries were deleted"
@@ -146,13 +151,14 @@ public struct AuditLog: Sendable {
         bytesSent, bytesReceived, serverLatencyMs, durationMs, outputSHA256, prevHash, hash, caller, serverComputeMs
         """
 
-    private static func entry(_ row: Statement) -> AuditEntry {
+    /// - Throws: `StoreError.unreadableValue` when its stored `reads` cannot be read back.
+    private static func entry(_ row: Statement) throws(StoreError) -> AuditEntry {
         var facts = AuditDraft(
             flowID: row.string(2), app: row.string(3) ?? "", purpose: row.string(4) ?? "", functionID: row.string(5) ?? "",
             outcome: AuditOutcome(rawValue: row.string(6) ?? "") ?? .failed, reason: row.string(7),
             destination: row.string(11) ?? ""
         )
-        facts.reads = JSONStrings.decode(row.string(8))
+        facts.reads = try JSONStrings.decode(row.string(8), table: "audit entry", record: String(row.int64(0)), column: "reads")
         facts.rowsRead = Int(row.int64(9))
         facts.bytesToCompute = Int(row.int64(10))
         facts.bytesSent = Int(row.int64(12))

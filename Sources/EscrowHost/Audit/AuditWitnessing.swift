@@ -347,7 +347,7 @@ public enum WitnessingError: Error, Sendable, Equatable, CustomStringConvertible
         case .alreadyWitness(let id):
             "compute server \(id) is already a witness of this audit log"
         case .notAWitness(let id):
-            "compute server \(id) is not a witness of this audit log; `escrow audit witness list` lists them"
+            "compute server \(id) is not a witness of this audit log"
         case .keyChanged(let server, let pinned, let answered):
             "witness \(server) answered with key \(answered.prefix(16))…, not the key \(pinned.prefix(16))… pinned when it first countersigned; its answers are not trusted (if its operator really replaced the key, remove and add the witness again)"
         case .conflict(let reason):

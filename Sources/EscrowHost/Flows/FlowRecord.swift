@@ -98,7 +98,7 @@ public enum DecisionError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .awaitingApproval(let flow):
-            "dataflow \(flow) is awaiting approval; review it with `escrow flows show \(flow)`, then run `escrow approve \(flow)` (or `escrow deny \(flow)`)"
+            "dataflow \(flow) is awaiting approval"
         case .denied(let flow, let reason):
             "dataflow \(flow) was denied by the individual\(reason.map { ": \($0)" } ?? "")"
         case .revoked(let flow):
@@ -117,13 +117,13 @@ public enum FlowError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownFlow(let id):
-            "no dataflow '\(id)'; list them with `escrow flows`"
+            "no dataflow '\(id)'"
         case .ambiguousFlow(let id, let matches):
             "'\(id)' matches several dataflows (\(matches.joined(separator: ", "))); give more characters of the id"
         case .notApproved(let flow, let status):
-            "dataflow \(flow) is \(status.rawValue), not approved: there is nothing to revoke\(status == .pending ? " (to refuse it, use `escrow deny \(flow)`)" : "")"
+            "dataflow \(flow) is \(status.rawValue), not approved: there is nothing to revoke"
         case .approvalInThePast(let date):
-            "--until \(date) is in the past; give a later date"
+            "an approval until \(date) would already have ended: that time is in the past"
         }
     }
 }

@@ -139,7 +139,7 @@ public struct FlowStore: Sendable {
             try query.bind(.nullable(status?.rawValue), at: 1)
             try query.bind(.nullable(app), at: 2)
             var flows: [FlowRecord] = []
-            while try query.step() { flows.append(Self.record(query)) }
+            while try query.step() { flows.append(try Self.record(query)) }
             return flows
         }
     }
@@ -169,7 +169,9 @@ public struct FlowStore: Sendable {
         destination, reads, status, approval, approvedUntil, reason, createdAt, decidedAt, programPath, programDigest
         """
 
-    private static func record(_ row: Statement) -> FlowRecord {
+    /// - Throws: `StoreError.unreadableValue` when a stored JSON value cannot be read back.
+    private static func record(_ row: Statement) throws(StoreError) -> FlowRecord {
+        let id = row.string(0) ?? ""
         let approvalKind = row.string(13)
         let approval: Approval? = switch approvalKind {
         case "once": .once
@@ -178,11 +180,11 @@ public struct FlowStore: Sendable {
         default: nil
         }
         return FlowRecord(
-            id: row.string(0) ?? "", key: row.string(1) ?? "", app: row.string(2) ?? "", purpose: row.string(3) ?? "",
+            id: id, key: row.string(1) ?? "", app: row.string(2) ?? "", purpose: row.string(3) ?? "",
             accessSQL: row.string(4) ?? "", normalizedSQL: row.string(5) ?? "",
             function: FunctionDescriptor(id: row.string(6) ?? "", version: Int(row.int64(7)), codeDigest: row.string(8) ?? "", summary: ""),
             parametersJSON: row.string(9) ?? "{}", destination: row.string(10) ?? "",
-            reads: JSONStrings.decode(row.string(11)),
+            reads: try JSONStrings.decode(row.string(11), table: "dataflow", record: id, column: "reads"),
             status: FlowStatus(rawValue: row.string(12) ?? "") ?? .pending, approval: approval,
             reason: row.string(15), createdAt: row.string(16) ?? "", decidedAt: row.string(17),
             programPath: row.string(18), programDigest: row.string(19)
@@ -193,19 +195,19 @@ public struct FlowStore: Sendable {
         let query = try database.cached("SELECT \(columns) FROM Flow WHERE key = ?")
         defer { query.reset() }
         try query.bind(.text(key), at: 1)
-        return try query.step() ? record(query) : nil
+        return try query.step() ? try record(query) : nil
     }
 
     /// The flow whose id is `id`, or starts with it when that is unambiguous.
     static func resolve(_ id: String, in database: Database) throws -> FlowRecord {
         let exact = try database.prepare("SELECT \(columns) FROM Flow WHERE id = ?")
         try exact.bind(.text(id), at: 1)
-        if try exact.step() { return record(exact) }
+        if try exact.step() { return try record(exact) }
         guard !id.isEmpty else { throw FlowError.unknownFlow(id) }
         let prefix = try database.prepare("SELECT \(columns) FROM Flow WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 5")
         try prefix.bind(.text(id), at: 1)
         var matches: [FlowRecord] = []
-        while try prefix.step() { matches.append(record(prefix)) }
+        while try prefix.step() { matches.append(try record(prefix)) }
         guard let first = matches.first else { throw FlowError.unknownFlow(id) }
         guard matches.count == 1 else { throw FlowError.ambiguousFlow(id, matches: matches.map(\.id)) }
         return first
@@ -248,7 +250,7 @@ public struct FlowStore: Sendable {
     }
 }
 
-/// JSON arrays of strings as the state database stores them (`reads`).
+/// JSON arrays of strings as the state database stores them (`reads`, server addresses).
 enum JSONStrings {
     static func encode(_ values: [String]) -> String {
         var writer = JSONWriter()
@@ -256,9 +258,32 @@ enum JSONStrings {
         return writer.text
     }
 
-    static func decode(_ text: String?) -> [String] {
-        guard let text, let data = text.data(using: .utf8),
-              let values = try? JSONDecoder().decode([String].self, from: data) else { return [] }
-        return values
+    /// The array stored as `text` in `column` of `record` (a row of `table`, as a person would
+    /// name it).
+    ///
+    /// - Throws: `StoreError.unreadableValue` when `text` is missing or not a JSON array of
+    ///   strings: a value the escrow did not write is never read as an empty list.
+    static func decode(_ text: String?, table: String, record: String, column: String) throws(StoreError) -> [String] {
+        guard let text else {
+            throw .unreadableValue(table: table, record: record, column: column, database: "escrow.sqlite", problem: "missing")
+        }
+        do {
+            return try JSONDecoder().decode([String].self, from: Data(text.utf8))
+        } catch {
+            throw .unreadableValue(table: table, record: record, column: column, database: "escrow.sqlite",
+                                   problem: "not a JSON array of strings (\(problem(error)))")
+        }
+    }
+
+    /// What JSONDecoder found wrong, in its own words without the coding path's type names.
+    private static func problem(_ error: any Error) -> String {
+        guard let decoding = error as? DecodingError else { return "\(error)" }
+        return switch decoding {
+        case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context),
+             .keyNotFound(_, let context):
+            context.debugDescription
+        @unknown default:
+            "\(decoding)"
+        }
     }
 }

@@ -27,7 +27,7 @@ final class RemoteCompute: Sendable {
 
     private struct Pooled: Sendable {
         let connection: ComputeConnection
-        let catalog: [String: FunctionDescriptor]
+        let catalog: RemoteCatalog
     }
 
     init(registry: ServerRegistry, deadline: Duration, logger: Logger) {
@@ -38,18 +38,13 @@ final class RemoteCompute: Sendable {
 
     /// Runs `function` on server `serverID`.
     ///
-    /// - Throws: `ServerError.unknownServer`; `RemoteComputeError.digestMismatch` (nothing was
-    ///   sent); `RPCError` for connection, TLS, deadline and server-side failures.
+    /// - Throws: `ServerError.unknownServer`; `RemoteComputeError` when the server's catalog does
+    ///   not offer the approved code (nothing was sent); `RPCError` for connection, TLS, deadline
+    ///   and server-side failures.
     func compute(on serverID: String, function: FunctionDescriptor, input: Frame,
                  parameters: ComputeParameters) async throws -> ComputeOutcome {
         let pooled = try await connection(to: serverID)
-        guard let offered = pooled.catalog[function.id] else {
-            throw RemoteComputeError.functionNotOffered(server: serverID, function: function.id)
-        }
-        guard offered.codeDigest == function.codeDigest, offered.version == function.version else {
-            throw RemoteComputeError.digestMismatch(server: serverID, function: function.id,
-                                                    approved: function.codeDigest, offered: offered.codeDigest)
-        }
+        try pooled.catalog.check(function)
         do {
             let result = try await pooled.connection.compute(function, input: input, parameters: parameters, deadline: deadline)
             return ComputeOutcome(output: result.output, bytesSent: result.bytesSent, bytesReceived: result.bytesReceived,
@@ -73,12 +68,12 @@ final class RemoteCompute: Sendable {
                 let (host, port) = try ServerRegistry.split(address)
                 let connection = try await ComputeConnection.connect(host: host, port: port, serverName: server.serverName,
                                                                      tls: tls, group: MultiThreadedEventLoopGroup.singleton)
-                let catalog = try await connection.hello(clientName: "escrow-host")
-                var functions: [String: FunctionDescriptor] = [:]
-                for info in catalog.functions {
-                    if let descriptor = try? FunctionDescriptor(info) { functions[descriptor.id] = descriptor }
+                let catalog = RemoteCatalog(server: serverID, entries: try await connection.hello(clientName: "escrow-host").functions)
+                for (entry, problem) in catalog.unreadable.sorted(by: { $0.key < $1.key }) {
+                    logger.warning("a compute server's catalog entry cannot be read; its function cannot run there",
+                                   metadata: ["server": "\(serverID)", "entry": "\(entry)", "problem": "\(problem)"])
                 }
-                let pooled = Pooled(connection: connection, catalog: functions)
+                let pooled = Pooled(connection: connection, catalog: catalog)
                 let previous = connections.withLock { pool -> Pooled? in
                     defer { pool[serverID] = pooled }
                     return pool[serverID]
@@ -116,6 +111,8 @@ public enum RemoteComputeError: Error, Sendable, Equatable, CustomStringConverti
     case digestMismatch(server: String, function: String, approved: String, offered: String)
     /// The server's catalog does not offer the function.
     case functionNotOffered(server: String, function: String)
+    /// The server's catalog entry for the function cannot be read (`problem` says why).
+    case unreadableCatalogEntry(server: String, function: String, problem: FunctionInfoDecodingError)
 
     public var description: String {
         switch self {
@@ -123,6 +120,8 @@ public enum RemoteComputeError: Error, Sendable, Equatable, CustomStringConverti
             "refused to send data to compute server \(server): it runs \(function) with code digest \(offered.prefix(16))…, not the approved \(approved.prefix(16))…"
         case .functionNotOffered(let server, let function):
             "compute server \(server) does not offer \(function); no data was sent"
+        case .unreadableCatalogEntry(let server, let function, let problem):
+            "compute server \(server)'s catalog entry for \(function) cannot be read (\(problem)); no data was sent: the server's operator has to fix its catalog"
         }
     }
 }

@@ -28,21 +28,21 @@ public enum ServerError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownServer(let id):
-            "unknown compute server '\(id)'; register it with `escrow servers add \(id) --address HOST:PORT --ca FILE`"
+            "unknown compute server '\(id)'"
         case .alreadyRegistered(let id):
-            "a compute server '\(id)' is already registered; remove it first with `escrow servers remove \(id)`"
+            "a compute server '\(id)' is already registered"
         case .invalidAddress(let address):
             "'\(address)' is not HOST:PORT"
         case .invalidServerID(let id):
             "'\(id)' cannot be a server id; use letters, digits, '-', '_' or '.'"
         case .noAddress:
-            "no address given; pass --address HOST:PORT (repeat it for replicas)"
+            "no address given"
         case .unreadableFile(let path):
             "cannot read \(path)"
         case .serverNameNeeded(let address):
-            "\(address) is an IP address; give --server-name, the DNS name in the server's certificate (the escrow checks the server by name)"
+            "\(address) is an IP address; the escrow checks the server by the DNS name in its certificate, which is needed"
         case .missingClientCertificate(let folder):
-            "this escrow has no client certificate in \(folder); pass --client-cert FILE --client-key FILE to `escrow servers add`"
+            "this escrow has no client certificate in \(folder)"
         }
     }
 }
@@ -115,7 +115,7 @@ public struct ServerRegistry: Sendable {
         try state.read { database in
             let query = try database.prepare("SELECT id, addresses, caFile, serverName, addedAt FROM Server ORDER BY id")
             var records: [ServerRecord] = []
-            while try query.step() { records.append(record(query)) }
+            while try query.step() { records.append(try record(query)) }
             return records
         }
     }
@@ -127,19 +127,23 @@ public struct ServerRegistry: Sendable {
             defer { query.reset() }
             try query.bind(.text(id), at: 1)
             guard try query.step() else { throw ServerError.unknownServer(id) }
-            return record(query)
+            return try record(query)
         }
     }
 
     /// A row as a record, its CA file resolved in this home. Homes registered before paths were
     /// stored relative hold an absolute path into their own `tls/` folder at the time: the same
     /// file name in this home's `tls/` folder.
-    private func record(_ row: Statement) -> ServerRecord {
+    ///
+    /// - Throws: `StoreError.unreadableValue` when its stored addresses cannot be read back.
+    private func record(_ row: Statement) throws(StoreError) -> ServerRecord {
+        let id = row.string(0) ?? ""
         let stored = row.string(2) ?? ""
         let caFile = stored.hasPrefix("/")
             ? tlsFolder.appendingPathComponent(URL(fileURLWithPath: stored).lastPathComponent).path
             : state.home.url.appendingPathComponent(stored).path
-        return ServerRecord(id: row.string(0) ?? "", addresses: JSONStrings.decode(row.string(1)), caFile: caFile,
+        let addresses = try JSONStrings.decode(row.string(1), table: "compute server", record: id, column: "addresses")
+        return ServerRecord(id: id, addresses: addresses, caFile: caFile,
                             serverName: row.string(3) ?? "", addedAt: row.string(4) ?? "")
     }
 
