@@ -188,7 +188,7 @@ struct ComputeServerFloodTests {
         // Only the prefix is sent: the answer cannot wait for the 512 MB it announces.
         await client.write(RawTLSClient.lengthPrefix(512 << 20))
         let reply = try await client.nextEnvelope(timeout: .seconds(10))
-        #expect(reply?.error.code == .frameTooLarge, "got \(RemoteEnvelopes.summary(reply))")
+        #expect(reply?.error.code == .messageTooLarge, "got \(RemoteEnvelopes.summary(reply))")
         #expect(try await client.waitUntilClosed(timeout: .seconds(10)))
     }
 
