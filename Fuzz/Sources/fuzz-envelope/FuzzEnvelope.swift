@@ -1,5 +1,5 @@
 import EscrowCore
-@_spi(Fuzzing) import EscrowRPC
+@_spi(Fuzzing) import EscrowWire
 import FuzzSupport
 import NIOCore
 import NIOEmbedded

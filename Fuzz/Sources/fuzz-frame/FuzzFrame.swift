@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import EscrowRPC
+@_spi(Fuzzing) import EscrowWire
 import EscrowCore
 import FuzzSupport
 import SwiftProtobuf
