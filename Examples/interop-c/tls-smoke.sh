@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tls-smoke.sh — checks escrow-interop-client's TLS and framing without the Swift server.
+# tls-smoke.sh — checks escrow-interop-client's TLS and length-prefixed messages without the Swift server.
 #
 # A stand-in server, `openssl s_server -tls1_3 -Verify 1 -verify_return_error`, sends a
 # pre-encoded Catalog and ComputeResponse (encoded by protoc's C++ runtime with `protoc --encode`,
