@@ -82,7 +82,9 @@ struct ComputeCommand: AsyncParsableCommand {
         if deprecatedMaximumFrameLength != nil, maximumMessageLength != RPCLimits.defaultMaximumMessageLength {
             throw ValidationError("--max-frame is the old name of --max-message; give --max-message only")
         }
-        guard maximumMessage >= 1024 else { throw ValidationError("--max-message must be at least 1024 bytes") }
+        guard maximumMessage >= 1024 else {
+            throw ValidationError("\(deprecatedMaximumFrameLength == nil ? "--max-message" : "--max-frame") must be at least 1024 bytes")
+        }
         guard maximumConcurrency >= 1 else { throw ValidationError("--max-concurrency must be at least 1") }
         if let maximumConnections, maximumConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
         for (flag, seconds) in [("--handshake-timeout", handshakeTimeout), ("--first-request-timeout", firstRequestTimeout),

@@ -197,6 +197,9 @@ struct ComputeServerFloodTests {
         (["--handshake-timeout", "nan"], "--handshake-timeout must be a number of seconds above 0"),
         (["--first-request-timeout=-1"], "--first-request-timeout must be a number of seconds above 0"),
         (["--idle-timeout", "100000"], "--idle-timeout must be a number of seconds above 0 and at most 86400"),
+        (["--max-message", "100"], "--max-message must be at least 1024 bytes"),
+        (["--max-frame", "100"], "--max-frame must be at least 1024 bytes"),
+        (["--max-frame", "65536", "--max-message", "65536"], "--max-frame is the old name of --max-message; give --max-message only"),
     ])
     func aLimitOutOfRangeIsAUsageError(flags: [String], message: String) throws {
         let refused = try ComputeServerProcess.refusedStart(arguments: [
