@@ -222,6 +222,17 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "EscrowWireTests",
+            dependencies: [
+                "EscrowWire", "EscrowCore", "EscrowTestSupport",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "EscrowComputeRuntimeTests",
             dependencies: [
                 "EscrowComputeRuntime", "EscrowWire", "EscrowSockets", "EscrowCore", "EscrowFunctions", "EscrowTestSupport",

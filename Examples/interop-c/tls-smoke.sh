@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tls-smoke.sh — checks escrow-interop-client's TLS and framing without the Swift server.
+# tls-smoke.sh — checks escrow-interop-client's TLS and length-prefixed messages without the Swift server.
 #
 # A stand-in server, `openssl s_server -tls1_3 -Verify 1 -verify_return_error`, sends a
 # pre-encoded Catalog and ComputeResponse (encoded by protoc's C++ runtime with `protoc --encode`,
@@ -124,21 +124,21 @@ while i + 4 <= len(data):
     open(f"{sys.argv[2]}/sent{n}.pb", "wb").write(data[i + 4:i + 4 + size])
     i += 4 + size
 if i != len(data):
-    sys.exit(f"client sent {len(data) - i} trailing bytes that are not a whole frame")
+    sys.exit(f"client sent {len(data) - i} trailing bytes that are not a whole message")
 EOF
 decode() { protoc -I "$PROTO_DIR" --decode=escrow.v1.Envelope "$PROTO_DIR/escrow.proto" <"$1"; }
 if [ -f "$tmp/sent1.pb" ] && decode "$tmp/sent1.pb" >"$tmp/sent1.txt" \
     && grep -q '^request_id: 1$' "$tmp/sent1.txt" && grep -q '^hello {' "$tmp/sent1.txt"; then
-    ok "first frame is Envelope{request_id: 1, hello} (decoded by protoc)"
-else bad "first frame: $(cat "$tmp/sent1.txt" 2>/dev/null)"; fi
+    ok "first message is Envelope{request_id: 1, hello} (decoded by protoc)"
+else bad "first message: $(cat "$tmp/sent1.txt" 2>/dev/null)"; fi
 if [ -f "$tmp/sent2.pb" ] && decode "$tmp/sent2.pb" >"$tmp/sent2.txt" \
     && grep -q '^request_id: 2$' "$tmp/sent2.txt" && grep -q '^compute_request {' "$tmp/sent2.txt" \
     && grep -q 'code_digest: "1111111111111111111111111111111111111111111111111111111111111111"' "$tmp/sent2.txt" \
     && grep -q 'function_version: 1$' "$tmp/sent2.txt" && grep -q 'function_id: "contacts.tuples"' "$tmp/sent2.txt" \
     && grep -q 'string_values: "Ada"' "$tmp/sent2.txt" \
     && grep -q 'string_values: "\[{\\"label\\":\\"mobile\\",\\"value\\":\\"+1 555 0100\\"}\]"' "$tmp/sent2.txt"; then
-    ok "second frame is Envelope{request_id: 2, compute_request} with the catalog version, digest and the input frame"
-else bad "second frame: $(cat "$tmp/sent2.txt" 2>/dev/null)"; fi
+    ok "second message is Envelope{request_id: 2, compute_request} with the catalog version, digest and the input frame"
+else bad "second message: $(cat "$tmp/sent2.txt" 2>/dev/null)"; fi
 if [ -n "${VERBOSE:-}" ]; then cat "$tmp/sent1.txt" "$tmp/sent2.txt"; fi
 
 # 2. an Error envelope -> "error CODE: message", exit 2
@@ -180,7 +180,7 @@ stop
 printf '\x04\x00\x00\x01' >"$tmp/huge.bin"
 start "$tmp/huge.bin" "${srv[@]}"
 if run_client 1 "${cli[@]}" --server-name localhost && grep -q 'above the maximum' "$tmp/err"
-then ok "oversized frame refused: $(head -1 "$tmp/err")"; else bad "oversized: rc=$rc $(cat "$tmp/err")"; fi
+then ok "oversized message refused: $(head -1 "$tmp/err")"; else bad "oversized: rc=$rc $(cat "$tmp/err")"; fi
 stop
 
 # 8. bytes that are not an Envelope

@@ -16,7 +16,7 @@ public struct ComputeServerConfiguration: Sendable {
     public var tls: TLSFiles
     /// The id the server reports in its catalog.
     public var serverID: String
-    public var maximumFrameLength: Int
+    public var maximumMessageLength: Int
     /// Compute calls running at once, across all connections; more are answered OVERLOADED.
     public var maximumConcurrency: Int
     /// How long a graceful shutdown waits for running calls.
@@ -26,14 +26,14 @@ public struct ComputeServerConfiguration: Sendable {
     public var connectionLimits: ConnectionLimits
 
     public init(host: String, port: Int, tls: TLSFiles, serverID: String = "escrow-compute",
-                maximumFrameLength: Int = RPCLimits.defaultMaximumFrameLength,
+                maximumMessageLength: Int = RPCLimits.defaultMaximumMessageLength,
                 maximumConcurrency: Int = 2 * System.coreCount, drainTimeout: Duration = .seconds(30),
                 connectionLimits: ConnectionLimits = ConnectionLimits()) {
         self.host = host
         self.port = port
         self.tls = tls
         self.serverID = serverID
-        self.maximumFrameLength = maximumFrameLength
+        self.maximumMessageLength = maximumMessageLength
         self.maximumConcurrency = maximumConcurrency
         self.drainTimeout = drainTimeout
         self.connectionLimits = connectionLimits
@@ -88,7 +88,7 @@ public final class ComputeServer: Sendable {
         let witness = self.witness
         let logger = self.logger
         let state = self.state
-        let maximumFrameLength = configuration.maximumFrameLength
+        let maximumMessageLength = configuration.maximumMessageLength
         let limits = configuration.connectionLimits
         let catalogEnvelope = ServerConnectionHandler.catalogMessage(catalog, serverID: configuration.serverID)
         let bootstrap = ServerBootstrap(group: group)
@@ -110,7 +110,7 @@ public final class ComputeServer: Sendable {
                     channel.closeFuture.whenComplete { _ in state.connections.closed(channel) }
                     let deadlines = ConnectionDeadlineHandler(limits: limits, handshake: true, logger: logger)
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder(maximumFrameLength: maximumFrameLength)))
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder(maximumMessageLength: maximumMessageLength)))
                     try channel.pipeline.syncOperations.addHandler(deadlines)
                     try channel.pipeline.syncOperations.addHandler(
                         ServerConnectionHandler(catalog: catalog, catalogMessage: catalogEnvelope, state: state,

@@ -40,7 +40,7 @@ extension ServerConnectionHandler {
         Task {
             let reply = witnessReply(envelope, host: host, store: store, logger: logger)
             do {
-                channel.writeAndFlush(try reply.frame(), promise: nil)
+                channel.writeAndFlush(try reply.message(), promise: nil)
             } catch {
                 logger.error("cannot encode a witness reply", metadata: ["error": "\(error)"])
             }

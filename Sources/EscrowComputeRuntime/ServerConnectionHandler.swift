@@ -8,7 +8,7 @@ import Synchronization
 
 /// One client connection of the compute server: answers hello with the catalog, ping with pong,
 /// runs compute requests (several at once, matched by request id) with their deadlines, cancels on
-/// request, and answers every failure with an `Error` envelope. A frame over the maximum or bytes
+/// request, and answers every failure with an `Error` envelope. A message over the maximum or bytes
 /// that are not protobuf get an error envelope, then the connection is closed; other connections
 /// are not affected.
 ///
@@ -130,8 +130,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         let channel = context.channel
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let state = self.state
-        let reply: @Sendable (ByteBuffer?) -> Void = { frame in
-            channel.eventLoop.execute { handler.value.finished(id, reply: frame, channel: channel, state: state) }
+        let reply: @Sendable (ByteBuffer?) -> Void = { message in
+            channel.eventLoop.execute { handler.value.finished(id, reply: message, channel: channel, state: state) }
         }
         let call = Call(function: function, input: input,
                         context: ComputeContext(parameters: ComputeParameters(request.parameters), network: network),
@@ -157,8 +157,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         call.task.cancel()
         let reply = Self.error(id, .deadlineExceeded, "the call did not finish within its deadline of \(milliseconds) ms",
                                function: functionID)
-        if channel.isActive, let frame = try? reply.frame() {
-            channel.writeAndFlush(frame, promise: nil)
+        if channel.isActive, let message = try? reply.message() {
+            channel.writeAndFlush(message, promise: nil)
         }
     }
 
@@ -177,7 +177,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         Task {
             let (envelope, output) = await compute(call.function, input: call.input, context: call.context,
                                                    id: call.id, functionID: call.functionID)
-            reply(envelope.replyFrame(carrying: output) { error in
+            reply(envelope.replyMessage(carrying: output) { error in
                 Self.error(call.id, .functionFailed, "the function's output cannot be sent: \(error)", function: call.functionID)
             })
         }
@@ -242,7 +242,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
 
     func write(_ envelope: Escrow_V1_Envelope, context: ChannelHandlerContext) {
         do {
-            context.writeAndFlush(wrapOutboundOut(try envelope.frame()), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(try envelope.message()), promise: nil)
         } catch {
             logger.error("cannot encode a reply", metadata: ["error": "\(error)"])
         }
@@ -250,11 +250,11 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
 
     private func writeThenClose(_ envelope: Escrow_V1_Envelope, context: ChannelHandlerContext) {
         let channel = context.channel
-        guard let frame = try? envelope.frame() else {
+        guard let message = try? envelope.message() else {
             context.close(promise: nil)
             return
         }
-        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(message)).whenComplete { _ in channel.close(promise: nil) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -38,8 +38,16 @@ struct ComputeCommand: AsyncParsableCommand {
     @Option(name: .customLong("client-ca"), help: ArgumentHelp("The escrow CA client certificates must be signed by (PEM).", valueName: "FILE"))
     var clientCA: String
 
-    @Option(name: .customLong("max-frame"), help: ArgumentHelp("Largest frame accepted, in bytes.", valueName: "BYTES"))
-    var maximumFrame = RPCLimits.defaultMaximumFrameLength
+    @Option(name: .customLong("max-message"), help: ArgumentHelp("Largest message accepted, in bytes.", valueName: "BYTES"))
+    var maximumMessageLength = RPCLimits.defaultMaximumMessageLength
+
+    /// `--max-frame`, the former name of `--max-message`: still accepted so that existing deployments
+    /// keep working, and hidden from the help.
+    @Option(name: .customLong("max-frame"), help: .hidden)
+    var deprecatedMaximumFrameLength: Int?
+
+    /// The largest message accepted: `--max-message`, or `--max-frame` when only the old name is given.
+    private var maximumMessage: Int { deprecatedMaximumFrameLength ?? maximumMessageLength }
 
     @Option(name: .customLong("max-concurrency"), help: ArgumentHelp("Compute calls running at once; more are answered OVERLOADED.", valueName: "N"))
     var maximumConcurrency = 2 * ProcessInfo.processInfo.activeProcessorCount
@@ -71,7 +79,12 @@ struct ComputeCommand: AsyncParsableCommand {
 
     func validate() throws {
         _ = try Self.hostAndPort(listen)
-        guard maximumFrame >= 1024 else { throw ValidationError("--max-frame must be at least 1024 bytes") }
+        if deprecatedMaximumFrameLength != nil, maximumMessageLength != RPCLimits.defaultMaximumMessageLength {
+            throw ValidationError("--max-frame is the old name of --max-message; give --max-message only")
+        }
+        guard maximumMessage >= 1024 else {
+            throw ValidationError("\(deprecatedMaximumFrameLength == nil ? "--max-message" : "--max-frame") must be at least 1024 bytes")
+        }
         guard maximumConcurrency >= 1 else { throw ValidationError("--max-concurrency must be at least 1") }
         if let maximumConnections, maximumConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
         for (flag, seconds) in [("--handshake-timeout", handshakeTimeout), ("--first-request-timeout", firstRequestTimeout),
@@ -109,7 +122,7 @@ struct ComputeCommand: AsyncParsableCommand {
         let server = ComputeServer(
             configuration: ComputeServerConfiguration(
                 host: host, port: port, tls: TLSFiles(certificate: cert, privateKey: key, certificateAuthority: clientCA),
-                serverID: serverID, maximumFrameLength: maximumFrame, maximumConcurrency: maximumConcurrency,
+                serverID: serverID, maximumMessageLength: maximumMessage, maximumConcurrency: maximumConcurrency,
                 connectionLimits: ConnectionLimits(maximumConnections: maximumConnections, handshakeTimeout: .seconds(handshakeTimeout),
                                                    firstRequestTimeout: .seconds(firstRequestTimeout), idleTimeout: .seconds(idleTimeout))),
             catalog: EscrowFunctions.catalog, witness: witness, logger: logger)

@@ -74,13 +74,13 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
             // Every attempt appended an audit entry: send the new head to the witnesses, in the
             // background (coalesced with other runs' pushes; never delays the answer).
             host.witnessing.schedule()
-            guard let frame = reply.replyFrame(carrying: output, orElse: { error in
+            guard let message = reply.replyMessage(carrying: output, orElse: { error in
                 Self.error(id, .functionFailed, "the output cannot be sent: \(error)")
             }) else {
                 finished()
                 return
             }
-            channel.writeAndFlush(frame).whenComplete { _ in finished() }
+            channel.writeAndFlush(message).whenComplete { _ in finished() }
         }
     }
 
@@ -128,13 +128,13 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
     }
 
     private func write(_ envelope: Escrow_V1_Envelope, context: ChannelHandlerContext) {
-        guard let frame = try? envelope.frame() else { return }
-        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        guard let message = try? envelope.message() else { return }
+        context.writeAndFlush(wrapOutboundOut(message), promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.info("closing an app connection after a protocol error", metadata: ["error": "\(error)"])
-        // The app hears why (FRAME_TOO_LARGE, BAD_REQUEST) before the connection closes.
+        // The app hears why (MESSAGE_TOO_LARGE, BAD_REQUEST) before the connection closes.
         if let error = error as? RPCError { context.answerThenClose(error) } else { context.close(promise: nil) }
     }
 }

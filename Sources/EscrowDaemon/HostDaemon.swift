@@ -17,13 +17,13 @@ import Synchronization
 /// runs in flight finish (and be audited), then closes the connections and removes the socket.
 ///
 /// A request longer than `maximumRequestLength` is refused from its length prefix, before its
-/// bytes are read (`Error{FRAME_TOO_LARGE}`, then close). A connection over the maximum is closed
+/// bytes are read (`Error{MESSAGE_TOO_LARGE}`, then close). A connection over the maximum is closed
 /// as soon as it is accepted; one that sends no request in time is closed (`ConnectionLimits`;
 /// its handshake timeout is unused: there is no TLS on the socket).
 public final class HostDaemon: Sendable {
     public let host: EscrowHost
     public let socketPath: String
-    /// The largest request frame an app may send, in bytes.
+    /// The largest request message an app may send, in bytes.
     public let maximumRequestLength: Int
     /// App connections open at once, and how long each may wait before its first request and
     /// between requests.
@@ -79,7 +79,7 @@ public final class HostDaemon: Sendable {
                     channel.closeFuture.whenComplete { _ in connections.closed(channel) }
                     let deadlines = ConnectionDeadlineHandler(limits: limits, handshake: false, logger: logger)
                     try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(EnvelopeDecoder(maximumFrameLength: maximumRequestLength)))
+                        ByteToMessageHandler(EnvelopeDecoder(maximumMessageLength: maximumRequestLength)))
                     try channel.pipeline.syncOperations.addHandler(deadlines)
                     try channel.pipeline.syncOperations.addHandler(
                         AppConnectionHandler(host: host, daemon: daemon, deadlines: deadlines, logger: logger))

@@ -9,9 +9,9 @@ import Synchronization
 /// What a remote compute call returned, with what it cost on the wire.
 public struct RemoteComputeResult: Sendable {
     public let output: Frame
-    /// Bytes of the request frame sent (length prefix included).
+    /// Bytes of the request message sent (length prefix included).
     public let bytesSent: Int
-    /// Bytes of the response frame received.
+    /// Bytes of the response message received.
     public let bytesReceived: Int
     /// Round trip, from sending the request to decoding the response.
     public let latency: Duration
@@ -39,7 +39,7 @@ public final class ComputeConnection: Sendable {
     ///
     /// - Throws: `RPCError.connectionFailed` with the reason (address, TLS, certificates).
     public static func connect(host: String, port: Int, serverName: String, tls: TLSFiles,
-                               group: any EventLoopGroup, maximumFrameLength: Int = RPCLimits.defaultMaximumFrameLength,
+                               group: any EventLoopGroup, maximumMessageLength: Int = RPCLimits.defaultMaximumMessageLength,
                                connectTimeout: Duration = .seconds(10)) async throws -> ComputeConnection {
         let context = try tls.clientContext()
         let bootstrap = ClientBootstrap(group: group)
@@ -51,7 +51,7 @@ public final class ComputeConnection: Sendable {
                         context: context, serverHostname: serverName,
                         additionalPeerCertificateVerificationCallback: ServerNameCheck.callback(serverName: serverName))
                     try channel.pipeline.syncOperations.addHandler(sslHandler)
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder(maximumFrameLength: maximumFrameLength)))
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder(maximumMessageLength: maximumMessageLength)))
                     try channel.pipeline.syncOperations.addHandler(ClientConnectionHandler())
                 }
             }
@@ -80,7 +80,7 @@ public final class ComputeConnection: Sendable {
     ///
     /// - Throws: `RPCError.connectionFailed` when nothing listens at `path`.
     public static func connect(unixSocket path: String, group: any EventLoopGroup,
-                               maximumFrameLength: Int = RPCLimits.defaultMaximumFrameLength) async throws -> ComputeConnection {
+                               maximumMessageLength: Int = RPCLimits.defaultMaximumMessageLength) async throws -> ComputeConnection {
         // The handler is kept as it is added, not looked up afterwards: the daemon may already
         // have closed the connection by then (a deadline passed on a loaded machine, or over its
         // maximum), and a call on it then fails as a closed connection, which the SDK reopens.
@@ -89,7 +89,7 @@ public final class ComputeConnection: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let handler = ClientConnectionHandler()
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder(maximumFrameLength: maximumFrameLength)))
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder(maximumMessageLength: maximumMessageLength)))
                     try channel.pipeline.syncOperations.addHandler(handler)
                     added.handler.withLock { $0 = NIOLoopBound(handler, eventLoop: channel.eventLoop) }
                 }
@@ -210,8 +210,8 @@ public final class ComputeConnection: Sendable {
         }
         var envelope = envelope
         envelope.requestID = id
-        let frame = try carried.map(envelope.frame(carrying:)) ?? envelope.frame()
-        let bytesSent = frame.readableBytes
+        let message = try carried.map(envelope.message(carrying:)) ?? envelope.message()
+        let bytesSent = message.readableBytes
         let channel = self.channel
         let handler = self.handler
         let received: ReceivedEnvelope = try await withCheckedThrowingContinuation { continuation in
@@ -228,7 +228,7 @@ public final class ComputeConnection: Sendable {
                         var cancel = Escrow_V1_Envelope()
                         cancel.requestID = id
                         cancel.cancel = Escrow_V1_Cancel()
-                        if let frame = try? cancel.frame() { channel.writeAndFlush(frame, promise: nil) }
+                        if let message = try? cancel.message() { channel.writeAndFlush(message, promise: nil) }
                     })
                 } catch {
                     // The event loop is shutting down.
@@ -236,7 +236,7 @@ public final class ComputeConnection: Sendable {
                     return
                 }
                 handler.value.register(id, continuation: continuation, timeout: timeout)
-                channel.writeAndFlush(frame).whenFailure { error in
+                channel.writeAndFlush(message).whenFailure { error in
                     _ = handler.value.fail(id, with: RPCError.connectionFailed("\(error)"))
                 }
             }

@@ -2,7 +2,7 @@ import EscrowCore
 
 // `FrameWire`'s reader and writer, reached by the fuzzing harness (`Fuzz/`) through
 // `@_spi(Fuzzing)` so that it can check them against SwiftProtobuf's. Not for other callers: the
-// RPC moves frames with `EnvelopeDecoder` and `Escrow_V1_Envelope.frame(carrying:)`.
+// RPC moves frames with `EnvelopeDecoder` and `Escrow_V1_Envelope.message(carrying:)`.
 
 extension Frame {
     /// `FrameWire`'s reading of the bytes of one `escrow.v1.Frame` message.

@@ -4,9 +4,9 @@ import SwiftProtobuf
 /// A `ByteBuffer` that SwiftProtobuf serializes into and parses from in place, so an envelope
 /// of megabytes is not copied through an intermediate `[UInt8]` on its way to or from the socket.
 ///
-/// Made by SwiftProtobuf for serializing (`init(repeating:count:)`), it holds a frame: room for
+/// Made by SwiftProtobuf for serializing (`init(repeating:count:)`), it holds a message: room for
 /// the 4-byte length prefix, already written, then the message. Made by the decoder over a
-/// received frame's body (`init(body:)`), it exposes those bytes as they are.
+/// received message's body (`init(body:)`), it exposes those bytes as they are.
 ///
 /// Thread safety: a value type over a copy-on-write buffer.
 struct ProtobufByteBuffer: SwiftProtobufContiguousBytes {
@@ -14,7 +14,7 @@ struct ProtobufByteBuffer: SwiftProtobufContiguousBytes {
     private(set) var buffer: ByteBuffer
     private let offset: Int
 
-    /// A frame of `count` message bytes, each `repeating`, behind the length prefix.
+    /// A message of `count` bytes, each `repeating`, behind the length prefix.
     init(repeating: UInt8, count: Int) {
         buffer = ByteBufferAllocator().buffer(capacity: 4 + count)
         buffer.writeInteger(UInt32(truncatingIfNeeded: count))
@@ -22,7 +22,7 @@ struct ProtobufByteBuffer: SwiftProtobufContiguousBytes {
         offset = 4
     }
 
-    /// A frame holding `sequence` as its message bytes, behind the length prefix.
+    /// A message holding `sequence` as its bytes, behind the length prefix.
     init<S: Sequence>(_ sequence: S) where S.Element == UInt8 {
         let bytes = Array(sequence)
         buffer = ByteBufferAllocator().buffer(capacity: 4 + bytes.count)
@@ -31,7 +31,7 @@ struct ProtobufByteBuffer: SwiftProtobufContiguousBytes {
         offset = 4
     }
 
-    /// The body of a received frame, parsed where it lies.
+    /// The body of a received message, parsed where it lies.
     init(body: ByteBuffer) {
         buffer = body
         offset = 0

@@ -1,8 +1,8 @@
 /// A failure of the compute RPC, on either side.
 public enum RPCError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A frame announced more bytes than the maximum.
-    case frameTooLarge(length: Int, maximum: Int)
-    /// A frame that is not a valid `Envelope`, or an envelope the protocol does not allow here.
+    /// A message's length prefix announced more bytes than the maximum.
+    case messageTooLarge(length: Int, maximum: Int)
+    /// A message that is not a valid `Envelope`, or an envelope the protocol does not allow here.
     case invalidMessage(String)
     /// The server answered with an error.
     case remote(code: Escrow_V1_Error.Code, message: String)
@@ -19,8 +19,8 @@ public enum RPCError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .frameTooLarge(let length, let maximum):
-            "a frame of \(length) bytes is over the maximum of \(maximum) bytes"
+        case .messageTooLarge(let length, let maximum):
+            "a message of \(length) bytes is over the maximum of \(maximum) bytes"
         case .invalidMessage(let reason):
             "invalid message: \(reason)"
         case .remote(let code, let message):

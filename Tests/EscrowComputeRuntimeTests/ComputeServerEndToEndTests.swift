@@ -171,8 +171,8 @@ struct ComputeServerEndToEndTests {
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        // A client with no whole frame waiting still has its call running.
-        let runningAtSignal = clients.contains { !$0.hasWholeFrame }
+        // A client with no whole message waiting still has its call running.
+        let runningAtSignal = clients.contains { !$0.hasWholeMessage }
 
         server.terminate()
         for client in clients {

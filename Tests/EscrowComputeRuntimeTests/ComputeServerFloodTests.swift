@@ -188,7 +188,7 @@ struct ComputeServerFloodTests {
         // Only the prefix is sent: the answer cannot wait for the 512 MB it announces.
         await client.write(RawTLSClient.lengthPrefix(512 << 20))
         let reply = try await client.nextEnvelope(timeout: .seconds(10))
-        #expect(reply?.error.code == .frameTooLarge, "got \(RemoteEnvelopes.summary(reply))")
+        #expect(reply?.error.code == .messageTooLarge, "got \(RemoteEnvelopes.summary(reply))")
         #expect(try await client.waitUntilClosed(timeout: .seconds(10)))
     }
 
@@ -197,6 +197,9 @@ struct ComputeServerFloodTests {
         (["--handshake-timeout", "nan"], "--handshake-timeout must be a number of seconds above 0"),
         (["--first-request-timeout=-1"], "--first-request-timeout must be a number of seconds above 0"),
         (["--idle-timeout", "100000"], "--idle-timeout must be a number of seconds above 0 and at most 86400"),
+        (["--max-message", "100"], "--max-message must be at least 1024 bytes"),
+        (["--max-frame", "100"], "--max-frame must be at least 1024 bytes"),
+        (["--max-frame", "65536", "--max-message", "65536"], "--max-frame is the old name of --max-message; give --max-message only"),
     ])
     func aLimitOutOfRangeIsAUsageError(flags: [String], message: String) throws {
         let refused = try ComputeServerProcess.refusedStart(arguments: [

@@ -14,11 +14,11 @@ struct HostileBytes: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     /// `count` random bytes from `seed`, the same on every run.
-    static func garbage(seed: UInt64, count: Int, framed: Bool) -> HostileBytes {
+    static func garbage(seed: UInt64, count: Int, lengthPrefixed: Bool) -> HostileBytes {
         var generator = SplitMix64(seed: seed)
         let random = (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
-        return HostileBytes(name: "\(count) random bytes (seed \(seed))\(framed ? " behind a valid length" : "")",
-                            bytes: framed ? RawTLSClient.lengthPrefix(count) + random : random)
+        return HostileBytes(name: "\(count) random bytes (seed \(seed))\(lengthPrefixed ? " behind a valid length" : "")",
+                            bytes: lengthPrefixed ? RawTLSClient.lengthPrefix(count) + random : random)
     }
 }
 
@@ -91,9 +91,9 @@ struct ComputeServerHostileClientTests {
         }
     }
 
-    @Test(arguments: ["a text line", "a hello frame without TLS"])
+    @Test(arguments: ["a text line", "a hello message without TLS"])
     func aPlaintextClientOnTheTLSPortIsClosed(sending what: String) async throws {
-        let bytes: [UInt8] = what == "a text line" ? Array("hello\n".utf8) : try RawTLSClient.frame(RemoteEnvelopes.hello(id: 1))
+        let bytes: [UInt8] = what == "a text line" ? Array("hello\n".utf8) : try RawTLSClient.message(RemoteEnvelopes.hello(id: 1))
         try await withServer { server, _ in
             let client = try await RawTLSClient.connect(port: server.port, security: .plaintext)
             await client.write(bytes)
@@ -102,41 +102,43 @@ struct ComputeServerHostileClientTests {
         }
     }
 
-    // MARK: - Framing
+    // MARK: - Length prefix
 
-    @Test func aLengthOverTheMaximumIsFrameTooLargeThenClose() async throws {
-        try await withServer(["--max-frame", "65536"]) { server, _ in
+    /// `--max-frame` is the flag's former name, still accepted by existing deployments.
+    @Test(arguments: ["--max-message", "--max-frame"])
+    func aLengthOverTheMaximumIsMessageTooLargeThenClose(flag: String) async throws {
+        try await withServer([flag, "65536"]) { server, _ in
             let client = try await RawTLSClient.connect(port: server.port, security: .tls(certificates.client))
             await client.write(RawTLSClient.lengthPrefix(1024 * 1024))
             let reply = try await client.nextEnvelope(timeout: .seconds(5))
             #expect(reply?.requestID == 0)
-            #expect(reply?.error.code == .frameTooLarge)
+            #expect(reply?.error.code == .messageTooLarge)
             #expect(try await client.waitUntilClosed(timeout: .seconds(5)))
         }
     }
 
-    @Test func aTruncatedFrameThenCloseIsDropped() async throws {
+    @Test func aTruncatedMessageThenCloseIsDropped() async throws {
         try await withServer { server, _ in
             let client = try await RawTLSClient.connect(port: server.port, security: .tls(certificates.client))
             await client.write(RawTLSClient.lengthPrefix(100) + [UInt8](repeating: 0x2A, count: 10))
-            #expect(try await client.nextEnvelope(timeout: .milliseconds(300)) == nil, "half a frame is not answered")
+            #expect(try await client.nextEnvelope(timeout: .milliseconds(300)) == nil, "half a message is not answered")
             await client.close()
         }
     }
 
     @Test(arguments: [
-        HostileBytes.garbage(seed: 1, count: 4096, framed: false),
-        HostileBytes.garbage(seed: 2, count: 65, framed: false),
-        HostileBytes.garbage(seed: 3, count: 200, framed: true),
-        HostileBytes.garbage(seed: 4, count: 5000, framed: true),
+        HostileBytes.garbage(seed: 1, count: 4096, lengthPrefixed: false),
+        HostileBytes.garbage(seed: 2, count: 65, lengthPrefixed: false),
+        HostileBytes.garbage(seed: 3, count: 200, lengthPrefixed: true),
+        HostileBytes.garbage(seed: 4, count: 5000, lengthPrefixed: true),
     ])
     func randomGarbageOverTLS(_ input: HostileBytes) async throws {
-        try await withServer(["--max-frame", "65536"]) { server, _ in
+        try await withServer(["--max-message", "65536"]) { server, _ in
             let client = try await RawTLSClient.connect(port: server.port, security: .tls(certificates.client))
             await client.write(input.bytes)
             let reply = try await client.nextEnvelope(timeout: .seconds(5))
             #expect(reply?.requestID == 0)
-            #expect([.frameTooLarge, .badRequest].contains(reply?.error.code), "got \(RemoteEnvelopes.summary(reply))")
+            #expect([.messageTooLarge, .badRequest].contains(reply?.error.code), "got \(RemoteEnvelopes.summary(reply))")
             #expect(try await client.waitUntilClosed(timeout: .seconds(5)))
         }
     }
@@ -144,11 +146,11 @@ struct ComputeServerHostileClientTests {
     @Test(arguments: [
         HostileBytes(name: "a truncated varint", bytes: [0xFF, 0xFF, 0xFF]),
         HostileBytes(name: "wire type 7", bytes: [0x0F]),
-        HostileBytes(name: "a field longer than the frame", bytes: [0x22, 0x10, 0x01]),
+        HostileBytes(name: "a field longer than the message", bytes: [0x22, 0x10, 0x01]),
         HostileBytes(name: "a compute request with a truncated map entry inside", bytes: [0x22, 0x04, 0x2A, 0x02, 0x12, 0x05]),
         HostileBytes(name: "a hello whose client name is not UTF-8", bytes: [0x12, 0x03, 0x0A, 0x01, 0xFF]),
     ])
-    func aValidFrameHoldingInvalidProtobufIsBadRequestThenClose(_ input: HostileBytes) async throws {
+    func aValidLengthHoldingInvalidProtobufIsBadRequestThenClose(_ input: HostileBytes) async throws {
         try await withServer { server, _ in
             let client = try await RawTLSClient.connect(port: server.port, security: .tls(certificates.client))
             await client.write(RawTLSClient.lengthPrefix(input.bytes.count) + input.bytes)

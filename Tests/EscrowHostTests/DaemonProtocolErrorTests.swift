@@ -11,7 +11,7 @@ import Glibc
 #endif
 
 /// An app that breaks the framing hears why from the daemon before the connection closes, as a
-/// client of `escrow-compute` does (docs/PROTOCOL.md, "Framing").
+/// client of `escrow-compute` does (docs/PROTOCOL.md, "Messages").
 @Suite struct DaemonProtocolErrorTests {
     let logger = Logger(label: "test")
 
@@ -61,24 +61,24 @@ import Glibc
         }
     }
 
-    /// The one frame in `bytes`, as an Envelope.
+    /// The one message in `bytes`, as an Envelope.
     private static func onlyEnvelope(_ bytes: [UInt8]) throws -> Escrow_V1_Envelope {
         try #require(bytes.count >= 4)
         let length = bytes.prefix(4).reduce(0) { $0 << 8 | Int($1) }
-        try #require(bytes.count == 4 + length, "expected exactly one frame, got \(bytes.count) bytes")
+        try #require(bytes.count == 4 + length, "expected exactly one message, got \(bytes.count) bytes")
         return try Escrow_V1_Envelope(serializedBytes: Array(bytes.dropFirst(4)))
     }
 
     @Test(arguments: [
         // Lengths over the 1 MiB maximum: refused from the prefix alone (the test sends nothing
         // else, so an answer proves the daemon did not wait for the bytes announced).
-        ([0x7F, 0xFF, 0xFF, 0xFF], Escrow_V1_Error.Code.frameTooLarge),
-        ([0x20, 0x00, 0x00, 0x00], .frameTooLarge),
-        ([0x00, 0x20, 0x00, 0x00], .frameTooLarge),
-        // A whole frame whose bytes are not protobuf.
+        ([0x7F, 0xFF, 0xFF, 0xFF], Escrow_V1_Error.Code.messageTooLarge),
+        ([0x20, 0x00, 0x00, 0x00], .messageTooLarge),
+        ([0x00, 0x20, 0x00, 0x00], .messageTooLarge),
+        // A whole message whose bytes are not protobuf.
         ([0x00, 0x00, 0x00, 0x03, 0xFF, 0xFF, 0xFF], .badRequest),
     ] as [([UInt8], Escrow_V1_Error.Code)])
-    func aBrokenFrameIsAnsweredThenTheConnectionCloses(bytes: [UInt8], code: Escrow_V1_Error.Code) async throws {
+    func aBrokenMessageIsAnsweredThenTheConnectionCloses(bytes: [UInt8], code: Escrow_V1_Error.Code) async throws {
         try await TemporaryHome.with { temporary in
             let daemon = try HostDaemon(host: try EscrowHost(home: temporary.home, logger: logger), limits: .forTests, logger: logger)
             try await daemon.start()

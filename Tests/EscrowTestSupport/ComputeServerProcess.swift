@@ -27,7 +27,7 @@ public final class ComputeServerProcess: Sendable {
     }
 
     /// Starts `escrow-compute --listen 127.0.0.1:0` with the certificates' server files and
-    /// `extraArguments` (e.g. `["--max-frame", "65536"]`).
+    /// `extraArguments` (e.g. `["--max-message", "65536"]`).
     ///
     /// - Throws: `StartFailed` when the process exits or prints nothing within `timeout`.
     public static func start(certificates: DevCertificates, extraArguments: [String] = [],

@@ -23,7 +23,7 @@ extension Suite {
             body: { _ -> Sample in
                 var sample = Sample()
                 var sent = ByteBuffer()
-                sample.encode = try clock.measure { sent = try reply.frame(carrying: large) }.seconds
+                sample.encode = try clock.measure { sent = try reply.message(carrying: large) }.seconds
                 sent.moveReaderIndex(forwardBy: 4)
                 let body = sent
                 var decoded: Result<Frame, FrameDecodingError> = .success(.empty)

@@ -5,20 +5,20 @@ import NIOCore
 import NIOEmbedded
 import SwiftProtobuf
 
-/// The largest frame this harness's decoder accepts: small, so that announcing a larger one (the
-/// `frameTooLarge` path) is within the fuzzer's reach.
-let maximumFrameLength = 4096
+/// The largest message this harness's decoder accepts: small, so that announcing a larger one (the
+/// `messageTooLarge` path) is within the fuzzer's reach.
+let maximumMessageLength = 4096
 
 /// A received byte stream, through `EnvelopeDecoder` in a real (embedded) channel pipeline.
 ///
 /// The first input byte sets how many bytes arrive per read (1 to 256), the rest is the stream:
 /// 4-byte big-endian lengths, each followed by one serialized `Envelope`.
 ///
-/// Invariants: nothing traps; the decoder passes on exactly the frames a plain reading of the
+/// Invariants: nothing traps; the decoder passes on exactly the messages a plain reading of the
 /// length prefixes finds, however the bytes are split, and stops at the first one over the maximum
 /// or not protobuf; each envelope (and the frame its body carries) equals what SwiftProtobuf alone
-/// reads from that frame's bytes (the decoder's fast path changes nothing); an envelope whose
-/// frame is valid encodes again (`frame(carrying:)`) to bytes that decode to the same envelope.
+/// reads from that message's bytes (the decoder's fast path changes nothing); an envelope whose
+/// frame is valid encodes again (`message(carrying:)`) to bytes that decode to the same envelope.
 @main
 enum FuzzEnvelope {
     static func main() {
@@ -35,7 +35,7 @@ func check(_ input: [UInt8]) {
     let stream = input.dropFirst()
     let chunk = Int(first) + 1
 
-    let channel = EmbeddedChannel(handler: ByteToMessageHandler(EnvelopeDecoder(maximumFrameLength: maximumFrameLength)))
+    let channel = EmbeddedChannel(handler: ByteToMessageHandler(EnvelopeDecoder(maximumMessageLength: maximumMessageLength)))
     var received: [ReceivedEnvelope] = []
     var failure: (any Error)?
     var offset = stream.startIndex
@@ -58,7 +58,7 @@ func check(_ input: [UInt8]) {
     var position = stream.startIndex
     while stream.endIndex - position >= 4 {
         let length = stream[position..<position + 4].reduce(0) { $0 << 8 | Int($1) }
-        if length > maximumFrameLength {
+        if length > maximumMessageLength {
             expectsFailure = true
             break
         }
@@ -75,7 +75,7 @@ func check(_ input: [UInt8]) {
     require((failure != nil) == expectsFailure, "the decoder \(failure.map { "failed (\($0))" } ?? "did not fail") where a plain reading \(expectsFailure ? "fails" : "does not")")
 
     for (envelope, body) in zip(received, expected) {
-        require(envelope.byteCount == 4 + body.count, "byteCount \(envelope.byteCount) for a frame of \(4 + body.count) bytes")
+        require(envelope.byteCount == 4 + body.count, "byteCount \(envelope.byteCount) for a message of \(4 + body.count) bytes")
         let plain = plainRead(body)
         require(deterministic(envelope.envelope) == deterministic(plain.envelope),
                 "the decoder's envelope differs from SwiftProtobuf's:\n  \(envelope.envelope.textFormatString())\n  \(plain.envelope.textFormatString())")
@@ -84,7 +84,7 @@ func check(_ input: [UInt8]) {
     }
 }
 
-/// What SwiftProtobuf alone reads from a frame's body: the envelope without the frame its body
+/// What SwiftProtobuf alone reads from a message's body: the envelope without the frame its body
 /// carries, and that frame checked by `Frame(_: Escrow_V1_Frame)` (`.empty` for other bodies).
 func plainRead(_ body: [UInt8]) -> (envelope: Escrow_V1_Envelope, frame: Result<Frame, FrameDecodingError>) {
     guard var envelope = try? Escrow_V1_Envelope(serializedBytes: body) else {
@@ -116,7 +116,7 @@ func plainRead(_ body: [UInt8]) -> (envelope: Escrow_V1_Envelope, frame: Result<
 func checkRoundTrip(_ received: ReceivedEnvelope) {
     guard case .success(let frame) = received.frame else { return }
     let encoded: ByteBuffer
-    // `frame(carrying:)` writes the envelope's known fields only: unknown top-level fields of a
+    // `message(carrying:)` writes the envelope's known fields only: unknown top-level fields of a
     // received envelope (a field number it does not know, or a known one under another wire
     // type) are not sent on. No code forwards received envelopes, so they are not compared.
     var expected = received.envelope
@@ -124,9 +124,9 @@ func checkRoundTrip(_ received: ReceivedEnvelope) {
         switch received.envelope.body {
         case .computeRequest, .computeResponse, .runResponse:
             expected.unknownFields = UnknownStorage()
-            encoded = try received.envelope.frame(carrying: frame)
+            encoded = try received.envelope.message(carrying: frame)
         default:
-            encoded = try received.envelope.frame()
+            encoded = try received.envelope.message()
         }
     } catch {
         require(false, "a decoded envelope does not encode again: \(error)")

@@ -113,7 +113,7 @@ public nonisolated struct Escrow_V1_Envelope: Sendable {
   /// it into every reply to that call (the `Catalog` for a `Hello`, the `ComputeResponse` or `Error`
   /// for a `ComputeRequest`, the `Pong` for a `Ping`). A client must not reuse a request id while
   /// a call with that id is still in flight. 0 is reserved: the server uses it for an `Error` that
-  /// belongs to no call (for example a frame too large to read) and refuses a `ComputeRequest`
+  /// belongs to no call (for example a message too large to read) and refuses a `ComputeRequest`
   /// under it with `Error{code: BAD_REQUEST}`; count from 1.
   public var requestID: UInt64 = 0
 
@@ -459,8 +459,9 @@ public nonisolated struct Escrow_V1_Error: Sendable {
     /// The server is running as many calls as it allows; try again later or elsewhere.
     case overloaded // = 4
 
-    /// A message's length prefix is over the receiver's maximum; the connection is closed.
-    case frameTooLarge // = 5
+    /// A message's length prefix is over the receiver's maximum; the connection is closed. (Called
+    /// FRAME_TOO_LARGE before; the number is the same, so the binary wire is unchanged.)
+    case messageTooLarge // = 5
 
     /// The function's version or code digest on the server differs from the request's.
     case digestMismatch // = 6
@@ -520,7 +521,7 @@ public nonisolated struct Escrow_V1_Error: Sendable {
       case 2: self = .inputMismatch
       case 3: self = .functionFailed
       case 4: self = .overloaded
-      case 5: self = .frameTooLarge
+      case 5: self = .messageTooLarge
       case 6: self = .digestMismatch
       case 7: self = .badRequest
       case 8: self = .deadlineExceeded
@@ -546,7 +547,7 @@ public nonisolated struct Escrow_V1_Error: Sendable {
       case .inputMismatch: return 2
       case .functionFailed: return 3
       case .overloaded: return 4
-      case .frameTooLarge: return 5
+      case .messageTooLarge: return 5
       case .digestMismatch: return 6
       case .badRequest: return 7
       case .deadlineExceeded: return 8
@@ -572,7 +573,7 @@ public nonisolated struct Escrow_V1_Error: Sendable {
       .inputMismatch,
       .functionFailed,
       .overloaded,
-      .frameTooLarge,
+      .messageTooLarge,
       .digestMismatch,
       .badRequest,
       .deadlineExceeded,
@@ -1452,7 +1453,7 @@ nonisolated extension Escrow_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._Mes
 }
 
 nonisolated extension Escrow_V1_Error.Code: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0UNSPECIFIED\0\u{1}UNKNOWN_FUNCTION\0\u{1}INPUT_MISMATCH\0\u{1}FUNCTION_FAILED\0\u{1}OVERLOADED\0\u{1}FRAME_TOO_LARGE\0\u{1}DIGEST_MISMATCH\0\u{1}BAD_REQUEST\0\u{1}DEADLINE_EXCEEDED\0\u{1}CANCELLED\0\u{1}SHUTTING_DOWN\0\u{1}AWAITING_APPROVAL\0\u{1}DENIED\0\u{1}REVOKED\0\u{1}INVALID_ACCESS\0\u{1}SERVER_UNAVAILABLE\0\u{1}AUDIT_FAILED\0\u{1}WITNESS_REFUSED\0\u{1}NOT_A_WITNESS\0\u{1}ESCROW_FAILED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0UNSPECIFIED\0\u{1}UNKNOWN_FUNCTION\0\u{1}INPUT_MISMATCH\0\u{1}FUNCTION_FAILED\0\u{1}OVERLOADED\0\u{1}MESSAGE_TOO_LARGE\0\u{1}DIGEST_MISMATCH\0\u{1}BAD_REQUEST\0\u{1}DEADLINE_EXCEEDED\0\u{1}CANCELLED\0\u{1}SHUTTING_DOWN\0\u{1}AWAITING_APPROVAL\0\u{1}DENIED\0\u{1}REVOKED\0\u{1}INVALID_ACCESS\0\u{1}SERVER_UNAVAILABLE\0\u{1}AUDIT_FAILED\0\u{1}WITNESS_REFUSED\0\u{1}NOT_A_WITNESS\0\u{1}ESCROW_FAILED\0")
 }
 
 nonisolated extension Escrow_V1_RunRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

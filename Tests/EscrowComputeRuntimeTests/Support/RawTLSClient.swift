@@ -9,7 +9,7 @@ import Synchronization
 /// plain TCP), collects what comes back, and tells when the server closed the connection.
 ///
 /// Well-behaved clients use `ComputeConnection`; this one exists to send what that one never would
-/// (a plaintext hello, an oversized length prefix, half a frame, garbage).
+/// (a plaintext hello, an oversized length prefix, half a message, garbage).
 ///
 /// Thread safety: all methods may be called from any task.
 final class RawTLSClient: Sendable {
@@ -78,28 +78,28 @@ final class RawTLSClient: Sendable {
         try? await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
     }
 
-    /// Writes `envelopes` as frames, all in one write.
+    /// Writes `envelopes` as messages, all in one write.
     func send(_ envelopes: Escrow_V1_Envelope...) async throws {
         var bytes: [UInt8] = []
-        for envelope in envelopes { bytes += try Self.frame(envelope) }
+        for envelope in envelopes { bytes += try Self.message(envelope) }
         await write(bytes)
     }
 
     /// `envelope` as a frame: 4-byte big-endian length + the serialized Envelope.
-    static func frame(_ envelope: Escrow_V1_Envelope) throws -> [UInt8] {
+    static func message(_ envelope: Escrow_V1_Envelope) throws -> [UInt8] {
         let payload: [UInt8] = try envelope.serializedBytes()
         return lengthPrefix(payload.count) + payload
     }
 
-    /// The 4-byte big-endian length prefix of a frame.
+    /// The 4-byte big-endian length prefix of a message.
     static func lengthPrefix(_ length: Int) -> [UInt8] {
         withUnsafeBytes(of: UInt32(truncatingIfNeeded: length).bigEndian) { Array($0) }
     }
 
-    /// The next whole frame the server sent, decoded.
+    /// The next whole message the server sent, decoded.
     ///
-    /// - Returns: nil when the connection closed (or `timeout` passed) before a whole frame came.
-    /// - Throws: when the frame does not hold an Envelope.
+    /// - Returns: nil when the connection closed (or `timeout` passed) before a whole message came.
+    /// - Throws: when the message does not hold an Envelope.
     func nextEnvelope(timeout: Duration = .seconds(10)) async throws -> Escrow_V1_Envelope? {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
@@ -122,8 +122,8 @@ final class RawTLSClient: Sendable {
         return inbox.isClosed
     }
 
-    /// Whether a whole frame has arrived that `nextEnvelope` has not returned yet.
-    var hasWholeFrame: Bool { inbox.hasWholeFrame }
+    /// Whether a whole message has arrived that `nextEnvelope` has not returned yet.
+    var hasWholeMessage: Bool { inbox.hasWholeMessage }
 
     /// Whether the connection is closed.
     var isClosed: Bool { inbox.isClosed }
@@ -156,14 +156,14 @@ final class RawTLSClient: Sendable {
         var isClosed: Bool { state.withLock { $0.closed } }
         var error: (any Error)? { state.withLock { $0.error } }
 
-        var hasWholeFrame: Bool {
+        var hasWholeMessage: Bool {
             state.withLock { state in
                 guard state.bytes.count >= 4 else { return false }
                 return state.bytes.count >= 4 + state.bytes.prefix(4).reduce(0) { $0 << 8 | Int($1) }
             }
         }
 
-        /// Removes and returns the payload of the first whole frame, if one has arrived.
+        /// Removes and returns the payload of the first whole message, if one has arrived.
         func takeFrame() -> [UInt8]? {
             state.withLock { state in
                 guard state.bytes.count >= 4 else { return nil }

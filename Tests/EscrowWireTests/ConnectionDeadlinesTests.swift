@@ -1,7 +1,6 @@
 import NIOCore
 import Testing
 
-@testable import EscrowComputeRuntime
 @testable import EscrowWire
 
 /// The instant a test connection was accepted.

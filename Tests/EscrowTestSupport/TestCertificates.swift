@@ -1,5 +1,4 @@
 import EscrowWire
-import EscrowTestSupport
 import Foundation
 import Testing
 
@@ -9,57 +8,63 @@ import Testing
 /// from another CA. No key is ever committed; the folder is removed when the suite ends.
 ///
 /// Thread safety: an immutable value.
-struct TestCertificates: Sendable {
+public struct TestCertificates: Sendable {
     /// The folder holding the PEM files.
-    let folder: URL
+    public let folder: URL
+
+    /// Certificates already made in `folder`.
+    public init(folder: URL) {
+        self.folder = folder
+    }
 
     /// The certificates of the running suite (set by the `.devCertificates` trait).
-    @TaskLocal static var current: TestCertificates?
+    @TaskLocal public static var current: TestCertificates?
 
     /// The certificates of the running suite.
     ///
     /// - Throws: when the test does not run under the `.devCertificates` trait.
-    static func forCurrentSuite() throws -> TestCertificates {
+    public static func forCurrentSuite() throws -> TestCertificates {
         guard let current else { throw Missing() }
         return current
     }
 
     /// Makes them in a fresh temporary folder (EscrowTestSupport's `DevCertificates`, with the
     /// negative-test certificates).
-    static func generate() async throws -> TestCertificates {
+    public static func generate() async throws -> TestCertificates {
         TestCertificates(folder: try await DevCertificates.make(negative: true).folder)
     }
 
     /// Removes the folder and every key in it.
-    func remove() {
+    public func remove() {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+    public func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
 
     /// The server's files for `escrow-compute --cert/--key/--client-ca`.
-    var server: TLSFiles { files("server") }
+    public var server: TLSFiles { files("server") }
     /// A client certificate signed by the escrow CA.
-    var client: TLSFiles { files("client") }
+    public var client: TLSFiles { files("client") }
     /// A client certificate signed by the escrow CA that expired yesterday.
-    var expiredClient: TLSFiles { files("expired-client") }
+    public var expiredClient: TLSFiles { files("expired-client") }
     /// A client certificate signed by an unrelated CA (the client still trusts the escrow CA, so
     /// only the server can refuse it).
-    var otherCAClient: TLSFiles { files("other-client") }
+    public var otherCAClient: TLSFiles { files("other-client") }
 
     private func files(_ name: String) -> TLSFiles {
         TLSFiles(certificate: path("\(name).pem"), privateKey: path("\(name)-key.pem"), certificateAuthority: path("ca.pem"))
     }
 
-    struct Missing: Error, CustomStringConvertible {
-        var description: String { "no test certificates: add the .devCertificates trait to the suite" }
+    /// The test did not run under the `.devCertificates` trait.
+    public struct Missing: Error, CustomStringConvertible {
+        public var description: String { "no test certificates: add the .devCertificates trait to the suite" }
     }
 }
 
 /// Generates the development certificates once for the suite it is attached to, and removes
 /// them when the suite has finished.
-struct DevCertificatesTrait: SuiteTrait, TestScoping {
-    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+public struct DevCertificatesTrait: SuiteTrait, TestScoping {
+    public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         let certificates = try await TestCertificates.generate()
         defer { certificates.remove() }
         try await TestCertificates.$current.withValue(certificates) {
@@ -70,12 +75,12 @@ struct DevCertificatesTrait: SuiteTrait, TestScoping {
 
 extension Trait where Self == DevCertificatesTrait {
     /// Certificates made at test time with `certs/make-dev-certs.sh`, shared by the suite's tests.
-    static var devCertificates: Self { Self() }
+    public static var devCertificates: Self { Self() }
 }
 
 extension ComputeServerProcess {
     /// Starts `escrow-compute` with the suite's certificates.
-    static func start(certificates: TestCertificates, extraArguments: [String] = [],
+    public static func start(certificates: TestCertificates, extraArguments: [String] = [],
                       timeout: Duration = .seconds(20)) async throws -> ComputeServerProcess {
         try await start(certificates: DevCertificates(folder: certificates.folder), extraArguments: extraArguments, timeout: timeout)
     }

@@ -3,7 +3,6 @@ import Foundation
 import SwiftProtobuf
 import Testing
 
-@testable import EscrowComputeRuntime
 @testable import EscrowWire
 
 /// A named frame for the round-trip table.

@@ -3,7 +3,6 @@ import NIOCore
 import SwiftProtobuf
 import Testing
 
-@testable import EscrowComputeRuntime
 @testable import EscrowWire
 
 /// Inputs found by fuzzing the frame and envelope decoders (docs/RELIABILITY.md). Each is also in

@@ -3,7 +3,6 @@ import Glibc
 #endif
 import Testing
 
-@testable import EscrowComputeRuntime
 @testable import EscrowWire
 
 @Suite("Allocator settings for large frames")

@@ -1,11 +1,11 @@
 import EscrowCore
+import EscrowTestSupport
 import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
 import Testing
 
-@testable import EscrowComputeRuntime
 @testable import EscrowWire
 
 /// A TLS peer that completes the handshake and then reads and drops everything: a compute server

@@ -4,7 +4,6 @@ import NIOCore
 import SwiftProtobuf
 import Testing
 
-@testable import EscrowComputeRuntime
 @testable import EscrowWire
 
 /// The hand-written frame codec against SwiftProtobuf, the reference: same bytes out, same
@@ -46,7 +45,7 @@ struct FrameWireTests {
     func envelopeReadBySwiftProtobuf(_ testCase: FrameCase) throws {
         let frame = try testCase.frame()
         let envelope = computeRequest(id: 300)
-        let parsed = try Escrow_V1_Envelope(serializedBytes: Array(try body(of: try envelope.frame(carrying: frame)).readableBytesView))
+        let parsed = try Escrow_V1_Envelope(serializedBytes: Array(try body(of: try envelope.message(carrying: frame)).readableBytesView))
         var expected = envelope
         expected.computeRequest.input = Escrow_V1_Frame(frame)
         #expect(parsed == expected)
@@ -63,7 +62,7 @@ struct FrameWireTests {
         #expect(message == computeRequest(id: 1 << 40))
     }
 
-    @Test("each body carrying a frame round-trips through frame(carrying:) and the decoder")
+    @Test("each body carrying a frame round-trips through message(carrying:) and the decoder")
     func everyCarrier() throws {
         let frame = try Frame(columns: [Column(name: "label", values: .string(["sunset", "cat"]))])
         var response = Escrow_V1_Envelope()
@@ -76,14 +75,14 @@ struct FrameWireTests {
             $0.auditSeq = 77
         }
         for envelope in [computeRequest(id: 5), response, run] {
-            let (message, carried) = try EnvelopeDecoder.read(body(of: try envelope.frame(carrying: frame)))
+            let (message, carried) = try EnvelopeDecoder.read(body(of: try envelope.message(carrying: frame)))
             #expect(message == envelope)
             #expect(try carried.get() == frame)
         }
         // An envelope whose body carries no frame cannot carry one.
         var ping = Escrow_V1_Envelope()
         ping.ping = .with { $0.nonce = 1 }
-        #expect(throws: RPCError.self) { try ping.frame(carrying: frame) }
+        #expect(throws: RPCError.self) { try ping.message(carrying: frame) }
     }
 
     @Test("an invalid frame is returned as the peer's error, the message still read", arguments: malformedCases)
@@ -182,7 +181,7 @@ struct FrameWireTests {
         return envelope
     }
 
-    /// A length-prefixed frame's body, checking the prefix on the way.
+    /// A length-prefixed message's body, checking the prefix on the way.
     private func body(of frame: ByteBuffer) throws -> ByteBuffer {
         var frame = frame
         let length = frame.readInteger(as: UInt32.self)
