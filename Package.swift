@@ -81,6 +81,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // What leaves through compute code, by domain: host names, the Public Suffix List, tracker lists.
+        .target(name: "EscrowEgress", dependencies: ["EscrowCore"], swiftSettings: strictSettings),
         // mallopt(3) is not in Swift's Glibc module; two lines of C reach it (MemoryTuning.swift).
         .target(name: "CMallocTuning", cSettings: strictCSettings),
         .target(
@@ -255,6 +257,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "EscrowEgressTests", dependencies: ["EscrowEgress", "EscrowCore"], swiftSettings: strictSettings),
         .testTarget(name: "EscrowCoreTests", dependencies: ["EscrowCore", "EscrowTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "EscrowNetworkTests",

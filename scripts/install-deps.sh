@@ -18,6 +18,8 @@ packages=(
   make                # building the C interop client
   gcc                 # building the C interop client
   tmux                # the display-integrity tests render CLI output through a real terminal
+  publicsuffix        # the Public Suffix List: registrable domains of the hosts compute code contacts
+  webext-ublock-origin-firefox  # EasyList and EasyPrivacy: which of those hosts track people
   python3             # scripts/check-modules.py: the module graph's rules (standard library only)
 )
 
