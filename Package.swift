@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "EscrowCore", targets: ["EscrowCore"]),
         .library(name: "EscrowStore", targets: ["EscrowStore"]),
         .library(name: "EscrowWire", targets: ["EscrowWire"]),
+        .library(name: "EscrowEgress", targets: ["EscrowEgress"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),

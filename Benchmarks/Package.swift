@@ -36,6 +36,7 @@ let package = Package(
                 .product(name: "EscrowHost", package: "Escrow"),
                 .product(name: "EscrowStore", package: "Escrow"),
                 .product(name: "EscrowCore", package: "Escrow"),
+                .product(name: "EscrowEgress", package: "Escrow"),
                 .product(name: "EscrowFunctions", package: "Escrow"),
                 .product(name: "EscrowWire", package: "Escrow"),
                 .product(name: "EscrowComputeRuntime", package: "Escrow"),

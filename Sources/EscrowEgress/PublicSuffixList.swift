@@ -47,8 +47,7 @@ public struct PublicSuffixList: Sendable {
     /// The public suffix of `host` (`co.uk` for `www.example.co.uk`); nil for an IP address.
     public func publicSuffix(of host: HostName) -> String? {
         guard !host.isIPAddress else { return nil }
-        let labels = host.labelsFromTheRight
-        return Self.join(labels.prefix(suffixLength(labels)))
+        return Self.tail(of: host.text, from: suffix(of: host.text).suffix)
     }
 
     /// The registrable domain of `host` (`example.co.uk` for `www.example.co.uk`): its public
@@ -56,32 +55,45 @@ public struct PublicSuffixList: Sendable {
     /// suffix (`co.uk`).
     public func registrableDomain(of host: HostName) -> String? {
         guard !host.isIPAddress else { return nil }
-        let labels = host.labelsFromTheRight
-        let length = suffixLength(labels)
-        guard length < labels.count else { return nil }
-        return Self.join(labels.prefix(length + 1))
+        return suffix(of: host.text).registrable.map { Self.tail(of: host.text, from: $0) }
     }
 
-    /// How many labels, from the right, the public suffix has.
-    private func suffixLength(_ labels: [Substring]) -> Int {
+    private static func tail(of host: String, from offset: Int) -> String {
+        String(decoding: host.utf8.dropFirst(offset), as: UTF8.self)
+    }
+
+    /// Where, in `host`'s bytes, its public suffix starts, and where its registrable domain does
+    /// (nil when the host is itself a public suffix).
+    private func suffix(of host: String) -> (suffix: Int, registrable: Int?) {
+        var starts: [Int] = []  // where each label from the right starts
+        starts.reserveCapacity(8)
         var node = LabelTrie.root
         var length = 1 // no rule matches: the prevailing rule is `*`
-        for (index, label) in labels.enumerated() {
+        var walking = true
+        LabelTrie.forEachLabelFromTheRight(of: host) { label, start in
+            starts.append(start)
+            guard walking else { return starts.count <= length }
+            let index = starts.count - 1
             if let wildcard = trie.child(node, "*"), trie.marks(wildcard).contains(.name) {
                 length = max(length, index + 1)
             }
-            guard let next = trie.child(node, label) else { break }
+            guard let next = trie.child(node, label) else {
+                walking = false
+                return starts.count <= length
+            }
             node = next
             let marks = trie.marks(next)
             // An exception wins over every other rule: the suffix is the exception less its first label.
-            if marks.contains(.exception) { return index }
+            if marks.contains(.exception) {
+                length = index
+                walking = false
+                return starts.count <= length
+            }
             if marks.contains(.name) { length = max(length, index + 1) }
+            return true
         }
-        return length
-    }
-
-    private static func join(_ labelsFromTheRight: some Sequence<Substring>) -> String {
-        labelsFromTheRight.reversed().joined(separator: ".")
+        let suffixStart = starts[min(length, starts.count) - 1]
+        return (suffixStart, length < starts.count ? starts[length] : nil)
     }
 }
 

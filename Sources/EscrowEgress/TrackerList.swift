@@ -55,18 +55,21 @@ public struct TrackerList: Sendable {
 
     /// The listed domain `host` falls under (`a.com` for `x.y.a.com`), or nil.
     public func match(_ host: HostName) -> String? {
-        let labels = host.labelsFromTheRight
         var node = LabelTrie.root
-        for (index, label) in labels.enumerated() {
-            guard let next = trie.child(node, label) else { return nil }
+        var matchedStart: Int?
+        let length = host.text.utf8.count
+        LabelTrie.forEachLabelFromTheRight(of: host.text) { label, start in
+            guard let next = trie.child(node, label) else { return false }
             node = next
             let marks = trie.marks(next)
-            let isWhole = index == labels.count - 1
-            if (marks.contains(.name) && !host.isIPAddress) || (marks.contains(.address) && host.isIPAddress && isWhole) {
-                return labels.prefix(index + 1).reversed().joined(separator: ".")
+            if (marks.contains(.name) && !host.isIPAddress) || (marks.contains(.address) && host.isIPAddress && start == 0) {
+                matchedStart = start
+                return false
             }
+            return true
         }
-        return nil
+        guard let matchedStart else { return nil }
+        return matchedStart == 0 ? host.text : String(decoding: host.text.utf8.suffix(length - matchedStart), as: UTF8.self)
     }
 
     /// The host of a `||host^` rule whose options fit a request of compute code; nil for any other line.

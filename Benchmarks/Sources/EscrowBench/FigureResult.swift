@@ -45,6 +45,7 @@ struct FigureResult: Encodable, Sendable {
         case microseconds = "µs"
         case megabytes = "MB"
         case callsPerSecond = "calls/s"
+        case lookupsPerSecond = "lookups/s"
         case ratio = "×"
 
         /// Units per second, for time units; 1 for the others (their values are given as they are).
@@ -52,7 +53,7 @@ struct FigureResult: Encodable, Sendable {
             switch self {
             case .milliseconds: 1e3
             case .microseconds: 1e6
-            case .megabytes, .callsPerSecond, .ratio: 1
+            case .megabytes, .callsPerSecond, .lookupsPerSecond, .ratio: 1
             }
         }
     }

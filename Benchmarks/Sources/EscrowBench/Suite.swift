@@ -30,7 +30,7 @@ struct Suite {
 
     /// The figure groups, by the key `--only` selects them with.
     static let groups = ["contacts", "photos", "init", "import", "location", "audit", "remote", "codec", "grpc", "flows", "contacts-flow",
-                         "photos-flow", "split", "throughput", "memory", "flood"]
+                         "photos-flow", "split", "throughput", "memory", "egress", "flood"]
 
     /// Groups a full run leaves out: only `--only` runs them (the flood takes the whole machine).
     static let optInGroups: Set<String> = ["flood"]
@@ -54,6 +54,7 @@ struct Suite {
             case "split": results += try await split()
             case "throughput": results += try await throughput()
             case "memory": results += try await daemonMemory()
+            case "egress": results += try await egress()
             case "flood": results += try await flood()
             // The location, contacts-flow and photos-flow figures are parts of Figure 3, each
             // selectable alone (for profiling): when "flows" runs, they come with it.
