@@ -27,6 +27,12 @@ public struct HostName: Sendable, Hashable, CustomStringConvertible {
             isIPAddress = true
             return
         }
+        // The common case, a name already in its ASCII lower-case form, is checked in one pass.
+        if let checked = Self.checkedLowercaseASCII(host) {
+            text = checked
+            isIPAddress = false
+            return
+        }
         var labels: [String] = []
         for label in host.split(separator: ".", omittingEmptySubsequences: false) {
             guard let ascii = Punycode.asciiLabel(Substring(label.lowercased())), Self.isValidLabel(ascii) else { return nil }
@@ -44,6 +50,33 @@ public struct HostName: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { text }
+
+    /// `host` itself when it is already a valid name in lower-case ASCII; nil when it needs the
+    /// full path (upper case, non-ASCII labels) or is invalid (the full path then says so).
+    private static func checkedLowercaseASCII(_ host: Substring) -> String? {
+        let bytes = host.utf8
+        guard bytes.count <= maximumLength else { return nil }
+        var labelLength = 0
+        var previous: UInt8 = UInt8(ascii: ".")
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "."):
+                guard labelLength > 0, previous != UInt8(ascii: "-") else { return nil }
+                labelLength = 0
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+                labelLength += 1
+            case UInt8(ascii: "-"):
+                guard labelLength > 0 else { return nil }
+                labelLength += 1
+            default:
+                return nil
+            }
+            guard labelLength <= 63 else { return nil }
+            previous = byte
+        }
+        guard labelLength > 0, previous != UInt8(ascii: "-") else { return nil }
+        return String(host)
+    }
 
     /// Letters, digits, `-` and `_` (used by real hosts, e.g. `_dmarc`), 1 to 63 bytes, not
     /// starting or ending with `-`.
