@@ -19,9 +19,9 @@ public struct Escrow: Sendable {
     public let app: String
     private let transport: any EscrowTransport
 
-    /// An escrow reached some other way than the daemon's socket (`EscrowEmbedded`).
-    package init(app: String, transport: any EscrowTransport) throws(EscrowError) {
-        try Self.checkAppID(app)
+    /// An escrow reached some other way than the daemon's socket (`EscrowEmbedded`), for an app
+    /// id the caller has checked (`checkAppID`).
+    package init(app: String, transport: any EscrowTransport) {
         self.app = app
         self.transport = transport
     }
@@ -47,7 +47,7 @@ public struct Escrow: Sendable {
             let reason = if case RPCError.connectionFailed(let reason) = error { reason } else { "\(error)" }
             throw .daemonUnavailable("cannot reach the escrow daemon at \(reason); is `escrow serve` running?")
         }
-        return try Escrow(app: app, transport: link)
+        return Escrow(app: app, transport: link)
     }
 
     /// Runs a dataflow: `access` SQL over Contact, Location and Photos, then the registered
@@ -86,7 +86,8 @@ public struct Escrow: Sendable {
         return try await transport.run(request, waitForApproval: waitForApproval ?? .zero)
     }
 
-    static func checkAppID(_ app: String) throws(EscrowError) {
+    /// Refuses an app id that is not reverse-DNS (`RequestText`), as `.invalidRequest`.
+    package static func checkAppID(_ app: String) throws(EscrowError) {
         do {
             try RequestText.checkAppID(app)
         } catch {

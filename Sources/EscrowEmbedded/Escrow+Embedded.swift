@@ -13,12 +13,8 @@ extension Escrow {
     /// - Throws: `EscrowError.invalidRequest` when `app` is not a reverse-DNS id,
     ///   `EscrowError.daemonUnavailable` when the home cannot be opened.
     public static func embedded(home: URL, app: String, logger: Logger = Logger(label: "escrow")) throws(EscrowError) -> Escrow {
+        try checkAppID(app)
         let host: EscrowHost
-        do {
-            try RequestText.checkAppID(app)
-        } catch {
-            throw .invalidRequest(error.description)
-        }
         do {
             host = try EscrowHost(home: EscrowHome(url: home), logger: logger)
         } catch {
@@ -28,7 +24,7 @@ extension Escrow {
             }
             throw .daemonUnavailable(message)
         }
-        return try Escrow(app: app, transport: EmbeddedHost(host: host))
+        return Escrow(app: app, transport: EmbeddedHost(host: host))
     }
 }
 

@@ -10,7 +10,7 @@ extension Escrow_V1_RunRequest {
         accessSql = request.access
         functionID = request.compute
         if case .server(let id) = request.destination { serverID = id }
-        parameters = Dictionary(uniqueKeysWithValues: request.parameters.sorted.map { ($0.name, $0.value) })
+        parameters = request.parameters.values
         let (seconds, attoseconds) = wait.components
         waitForDecisionMs = switch seconds {
         case ..<0: 0
