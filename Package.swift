@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "EscrowStore", targets: ["EscrowStore"]),
         .library(name: "EscrowWire", targets: ["EscrowWire"]),
         .library(name: "EscrowEgress", targets: ["EscrowEgress"]),
+        .library(name: "EscrowReports", targets: ["EscrowReports"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -74,7 +75,7 @@ let package = Package(
         .target(
             name: "EscrowNetwork",
             dependencies: [
-                "EscrowCore", "EscrowSockets",
+                "EscrowCore", "EscrowSockets", "EscrowEgress",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -84,6 +85,9 @@ let package = Package(
         ),
         // What leaves through compute code, by domain: host names, the Public Suffix List, tracker lists.
         .target(name: "EscrowEgress", dependencies: ["EscrowCore"], swiftSettings: strictSettings),
+        // The egress reports over recorded requests: per-app metrics and ranks, co-occurrence, the
+        // minimized export, the HTML transparency report. Plain values in, text out.
+        .target(name: "EscrowReports", dependencies: ["EscrowCore", "EscrowEgress"], swiftSettings: strictSettings),
         // mallopt(3) is not in Swift's Glibc module; two lines of C reach it (MemoryTuning.swift).
         .target(name: "CMallocTuning", cSettings: strictCSettings),
         .target(
@@ -103,7 +107,7 @@ let package = Package(
         .target(
             name: "EscrowComputeRuntime",
             dependencies: [
-                "EscrowCore", "EscrowWire", "EscrowSockets", "EscrowNetwork",
+                "EscrowCore", "EscrowWire", "EscrowSockets", "EscrowNetwork", "EscrowEgress",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -122,7 +126,8 @@ let package = Package(
         .target(
             name: "EscrowHost",
             dependencies: [
-                "CSQLite", "EscrowCore", "EscrowStore", "EscrowFunctions", "EscrowWire", "EscrowNetwork",
+                "CSQLite", "EscrowCore", "EscrowStore", "EscrowFunctions", "EscrowWire", "EscrowNetwork", "EscrowEgress",
+                "EscrowReports",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -161,6 +166,7 @@ let package = Package(
             name: "EscrowCLI",
             dependencies: [
                 "EscrowHost", "EscrowDaemon", "EscrowStore", "EscrowCore", "EscrowFunctions", "EscrowWire",
+                "EscrowEgress", "EscrowReports", "EscrowNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -170,7 +176,7 @@ let package = Package(
         .executableTarget(
             name: "EscrowComputeServer",
             dependencies: [
-                "EscrowComputeRuntime", "EscrowWire", "EscrowFunctions", "EscrowCore",
+                "EscrowComputeRuntime", "EscrowWire", "EscrowFunctions", "EscrowCore", "EscrowNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -259,6 +265,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "EscrowEgressTests", dependencies: ["EscrowEgress", "EscrowCore"], swiftSettings: strictSettings),
+        .testTarget(name: "EscrowReportsTests", dependencies: ["EscrowReports", "EscrowEgress", "EscrowCore"],
+                    swiftSettings: strictSettings),
         .testTarget(name: "EscrowCoreTests", dependencies: ["EscrowCore", "EscrowTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "EscrowNetworkTests",

@@ -11,6 +11,7 @@ import NIOPosix
 ///   GET /weather?latitude=L&longitude=M  →  {"temperature": T, "condition": "…"}
 ///   GET /articles?south=S&west=W&north=N&east=E  →  [{"title", "latitude", "longitude"}, …] inside the box
 ///   POST /directory/match  [sha256(digits), …]  →  the hashes of registered users' numbers
+///   POST /collect  {"event": "…"}  →  {"ok": true}: an app's usage-analytics endpoint
 @main
 enum PlatformService {
     static func main() async throws {
@@ -105,6 +106,8 @@ final class PlatformHandler: ChannelInboundHandler {
             }
             let known = hashes.filter(directory.contains).sorted()
             return (.ok, "[" + known.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+        case (.POST, "/collect"):
+            return (.ok, #"{"ok": true}"#)
         default:
             return (.notFound, #"{"error": "not found"}"#)
         }

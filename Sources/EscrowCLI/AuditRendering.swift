@@ -1,4 +1,5 @@
 import EscrowCore
+import EscrowEgress
 import EscrowHost
 
 /// How the CLI shows audit entries: tables and plain words for people, JSON for programs.
@@ -42,6 +43,11 @@ enum AuditRendering {
             ("Server compute", facts.serverComputeMs.map { PlainWords.milliseconds($0) + " ms of it running the function" }
                 ?? "none (no server)"),
             ("Duration", PlainWords.milliseconds(facts.durationMs) + " ms"),
+        ]
+        let requests = facts.egress.map(requestLine)
+        lines.append(("Requests", requests.first ?? "none: its code contacted nothing (or only domains you ignore)"))
+        lines += requests.dropFirst().map { ("", $0) }
+        lines += [
             ("Output SHA-256", facts.outputSHA256 ?? "none (no output went to the app)"),
             ("Previous hash", entry.prevHash),
             ("Hash", entry.hash),
@@ -56,6 +62,18 @@ enum AuditRendering {
                 : label + ":" + String(repeating: " ", count: width - label.count)
             text += "  \(padded)  \(value)\n"
         }
+        return text
+    }
+
+    /// One recorded request: `GET api.example.com (example.com) 200, 120 B out, 56 B in, tracker …`.
+    static func requestLine(_ record: EgressRecord) -> String {
+        let observation = record.observation
+        var text = "\(observation.method) \(observation.host)"
+        if record.domain != observation.host { text += " (\(record.domain))" }
+        text += observation.blocked ? " blocked" : observation.status.map { " \($0)" } ?? " no answer"
+        text += ", \(observation.bytesOut) B out, \(observation.bytesIn) B in"
+        if let tracker = record.tracker { text += ", tracker (\(tracker))" }
+        if observation.sentData { text += ", sent values of your data" }
         return text
     }
 
@@ -95,6 +113,25 @@ enum AuditRendering {
         object.field("serverLatencyMs", double: facts.serverLatencyMs)
         object.field("serverComputeMs", double: facts.serverComputeMs)
         object.field("durationMs", double: facts.durationMs)
+        object.field("egress") { writer in
+            writer.array(facts.egress) { writer, record in
+                writer.object { object in
+                    let observation = record.observation
+                    object.field("time", int: Int(observation.time))
+                    object.field("host", observation.host)
+                    object.field("domain", record.domain)
+                    object.field("method", observation.method)
+                    object.field("bytesOut", int: observation.bytesOut)
+                    object.field("bytesIn", int: observation.bytesIn)
+                    object.field("status") { writer in
+                        if let status = observation.status { writer.int(Int64(status)) } else { writer.null() }
+                    }
+                    object.field("blocked") { $0.bool(observation.blocked) }
+                    object.field("tracker", record.tracker)
+                    object.field("sentData") { $0.bool(observation.sentData) }
+                }
+            }
+        }
         object.field("outputSHA256", facts.outputSHA256)
         object.field("prevHash", entry.prevHash)
         object.field("hash", entry.hash)

@@ -51,6 +51,11 @@ struct AuditVerifyCommand: AsyncParsableCommand {
             switch try audit.verify() {
             case .intact(let entries):
                 report.append("audit log intact: \(PlainWords.count(entries, "entry", plural: "entries"))")
+                if let checkpoint = try audit.checkpoint() {
+                    report.append("entries 1…\(checkpoint.seq) were deleted by the retention setting (the last of them written "
+                        + "\(PlainWords.time(checkpoint.time)) UTC, deleted \(PlainWords.time(checkpoint.deletedAt)) UTC); "
+                        + "the chain is checked from its hash on")
+                }
             case .broken(let seq, let reason):
                 problems.append("audit log broken at entry \(seq): \(reason)")
             }

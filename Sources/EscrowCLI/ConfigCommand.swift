@@ -10,10 +10,19 @@ struct ConfigCommand: AsyncParsableCommand {
               power-loss     also survives power loss: an fsync per commit, about
                              60–130 µs more per run on these machines
 
-            Example:
+            retention-days: delete audit entries (and the requests recorded with them)
+              this many days after they were written; unset: keep everything.
+            tracker-lists: the adblock filter lists tracker domains come from
+              (FILE:FILE…; Debian's EasyList and EasyPrivacy by default).
+            network.resolve: HOST=ADDRESS entries, separated by spaces: compute
+              functions reach HOST at ADDRESS instead of looking it up.
+
+            Examples:
               escrow config get audit.durability
               escrow config set audit.durability power-loss
+              escrow config set retention-days 30
+              escrow config unset retention-days
             """,
-        subcommands: [ConfigGetCommand.self, ConfigSetCommand.self]
+        subcommands: [ConfigGetCommand.self, ConfigSetCommand.self, ConfigUnsetCommand.self]
     )
 }

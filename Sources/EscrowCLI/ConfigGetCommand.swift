@@ -1,4 +1,5 @@
 import ArgumentParser
+import EscrowCore
 import EscrowHost
 
 struct ConfigGetCommand: AsyncParsableCommand {
@@ -13,13 +14,13 @@ struct ConfigGetCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The setting: audit.durability.")
+    @Argument(help: "The setting: audit.durability, retention-days, tracker-lists or network.resolve.")
     var name: String
 
     func run() async throws {
         try await reportingErrors {
             let setting = try ConfigSetting(named: name)
-            print(setting.current(on: try global.stateDatabase()))
+            print(DisplayText.escaped(try setting.current(on: try global.stateDatabase())))
         }
     }
 }

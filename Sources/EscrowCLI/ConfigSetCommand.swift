@@ -1,4 +1,5 @@
 import ArgumentParser
+import EscrowCore
 import EscrowHost
 
 struct ConfigSetCommand: AsyncParsableCommand {
@@ -16,7 +17,7 @@ struct ConfigSetCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The setting: audit.durability.")
+    @Argument(help: "The setting: audit.durability, retention-days, tracker-lists or network.resolve.")
     var name: String
 
     @Argument(help: "Its new value.")
@@ -25,10 +26,14 @@ struct ConfigSetCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let setting = try ConfigSetting(named: name)
-            try setting.check(value)
-            try global.stateDatabase().setSetting(setting.rawValue, to: value)
-            let meaning = setting.values.first { $0.value == value }?.meaning ?? ""
-            print("\(setting.rawValue) = \(value): \(meaning)")
+            let meaning = try setting.check(value)
+            let state = try global.stateDatabase()
+            try state.setSetting(setting.rawValue, to: value)
+            print("\(setting.rawValue) = \(DisplayText.escaped(value)): \(meaning)")
+            if setting == .retentionDays {
+                let deleted = try AuditLog(state: state).applyRetention()
+                if deleted > 0 { print("deleted \(deleted) audit entr\(deleted == 1 ? "y" : "ies") older than that") }
+            }
         }
     }
 }

@@ -1,21 +1,32 @@
+import EscrowCore
+import EscrowEgress
 import EscrowHost
+import EscrowNetwork
+import Foundation
 
 /// The settings `escrow config` reads and changes, with the values each allows.
 enum ConfigSetting: String, CaseIterable {
     /// How durable each audit entry is: `AuditDurability` (`AuditDurability.settingName`).
     case auditDurability = "audit.durability"
+    /// How many days audit entries and recorded requests are kept (`AuditRetention`).
+    case retentionDays = "retention-days"
+    /// The adblock filter lists tracker domains come from, separated by `:`.
+    case trackerLists = "tracker-lists"
+    /// Hosts compute functions reach at fixed addresses: `HOST=ADDRESS …`.
+    case networkResolve = "network.resolve"
 
     /// The setting called `name`.
     ///
     /// - Throws: `CLIError` naming the settings there are.
     init(named name: String) throws {
         guard let setting = ConfigSetting(rawValue: name) else {
-            throw CLIError("unknown setting '\(name)'; the settings are: \(Self.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw CLIError("unknown setting '\(DisplayText.escaped(name))'; the settings are: \(Self.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         self = setting
     }
 
-    /// The values the setting allows, with what each means and costs.
+    /// The values the setting allows, with what each means and costs; empty for a setting that
+    /// takes any value its check accepts.
     var values: [(value: String, meaning: String)] {
         switch self {
         case .auditDurability:
@@ -27,22 +38,44 @@ enum ConfigSetting: String, CaseIterable {
                     (durability.rawValue, "also survives power loss: an fsync per commit, about 60–130 µs more per run on these machines")
                 }
             }
+        case .retentionDays, .trackerLists, .networkResolve:
+            []
         }
     }
 
     /// Checks that `value` is one the setting allows.
     ///
-    /// - Throws: `CLIError` listing the allowed values.
-    func check(_ value: String) throws {
-        guard values.contains(where: { $0.value == value }) else {
-            throw CLIError("\(rawValue) cannot be '\(value)'; it is one of: \(values.map(\.value).joined(separator: ", "))")
+    /// - Returns: what the value means, in words.
+    /// - Throws: `CLIError` saying what the setting takes.
+    func check(_ value: String) throws -> String {
+        switch self {
+        case .auditDurability:
+            guard let meaning = values.first(where: { $0.value == value })?.meaning else {
+                throw CLIError("\(rawValue) cannot be '\(DisplayText.escaped(value))'; it is one of: \(values.map(\.value).joined(separator: ", "))")
+            }
+            return meaning
+        case .retentionDays:
+            let days = try AuditRetention.days(value)
+            return "audit entries and the requests recorded with them are deleted \(days) day\(days == 1 ? "" : "s") after they were written"
+        case .trackerLists:
+            let paths = value.split(separator: ":").map(String.init)
+            guard !paths.isEmpty else { throw CLIError("\(rawValue) needs at least one file (adblock filter lists, separated by ':')") }
+            let lists = try TrackerList(filterLists: paths)
+            return "\(lists.count) tracker domains from \(paths.count) list\(paths.count == 1 ? "" : "s")"
+        case .networkResolve:
+            let resolution = try HostResolution(parsing: value.split(separator: " "))
+            return resolution.entries.isEmpty ? "every host is found through DNS"
+                : "compute functions reach \(resolution.entries.joined(separator: ", ")) instead of looking them up"
         }
     }
 
     /// The value in force on `state` (the default when the setting was never changed).
-    func current(on state: StateDatabase) -> String {
+    func current(on state: StateDatabase) throws -> String {
         switch self {
         case .auditDurability: state.durability.rawValue
+        case .retentionDays: try state.setting(rawValue) ?? "none (audit entries are kept until you delete the escrow home)"
+        case .trackerLists: try state.setting(rawValue) ?? TrackerList.debianPaths.joined(separator: ":")
+        case .networkResolve: try state.setting(rawValue) ?? ""
         }
     }
 }

@@ -1,4 +1,6 @@
 import EscrowCore
+import EscrowEgress
+import EscrowFunctions
 import EscrowHost
 import EscrowStore
 import Foundation
@@ -8,7 +10,8 @@ extension FlowRendering {
     ///
     /// What it reads is the lineage the escrow computes from the SQL now (`check`), not what the
     /// record says, and a record whose fields no longer give its key is shown with a warning.
-    static func text(_ flow: FlowRecord, check: Check, history: [DecisionRecord], runs: [AuditEntry], palette: Palette) -> String {
+    static func text(_ flow: FlowRecord, check: Check, history: [DecisionRecord], runs: [AuditEntry],
+                     contacted: [ContactedHost], palette: Palette) -> String {
         var text = palette.paint("Dataflow \(flow.id)", .bold) + ", " + palette.paint(PlainWords.decision(flow), status: flow.status) + "\n\n"
         for warning in check.warnings {
             text += palette.paint("Warning: ", .red) + warning + "\n"
@@ -31,7 +34,7 @@ extension FlowRendering {
         section("Which code", code(flow))
         section("Parameters", parameters(flow))
         section("Where it runs", [PlainWords.place(flow.destination)])
-        section("What leaves the device", leaves(flow))
+        section("What leaves the device", leaves(flow, contacted: contacted, palette: palette), rendered: true)
         section("Decision", decision(flow, history: history))
         section("Last runs", lastRuns(runs, palette: palette), rendered: true)
         section("What you can do", commands(flow))
@@ -104,19 +107,71 @@ extension FlowRendering {
         return values.map { "\($0.name) = \($0.value)" }
     }
 
-    private static func leaves(_ flow: FlowRecord) -> [String] {
+    /// Where the data and what is made of it go: the app, a compute server, and every host the
+    /// function's code may contact (from its declared service parameters) or did contact (recorded).
+    /// Lines are rendered here: each text from a record is escaped as it is placed.
+    private static func leaves(_ flow: FlowRecord, contacted: [ContactedHost], palette: Palette) -> [String] {
         var lines: [String] = []
+        func line(_ text: String) { lines.append(DisplayText.escaped(text)) }
         if flow.destination.hasPrefix("server:") {
-            lines.append("the data it reads goes to \(PlainWords.place(flow.destination).dropFirst(3)), which the escrow controls")
+            line("the data it reads goes to \(PlainWords.place(flow.destination).dropFirst(3)), which the escrow controls")
         }
         if flow.function.id == "identity" {
-            lines.append("the data the query selects goes to the app itself, unchanged")
-            lines.append("(the identity function passes it through: approve only if you would hand it over)")
+            line("the data the query selects goes to the app itself, unchanged")
+            line("(the identity function passes it through: approve only if you would hand it over)")
         } else {
-            lines.append("only the output of \(flow.function.id) goes to the app,")
-            lines.append("never the data it reads")
+            line("the output of \(flow.function.id) goes to the app")
+        }
+        let services = declaredServices(flow)
+        if services.isEmpty && contacted.isEmpty {
+            if flow.function.id != "identity" {
+                line("its code takes no service to contact: nothing else leaves the device" + (flow.destination.hasPrefix("server:") ? " or the server" : ""))
+            }
+            return lines
+        }
+        if !services.isEmpty {
+            line("its code may send requests to these services (the parameters you approve with it):")
+            for service in services {
+                line("  \(service.host)  (\(service.name): \(service.summary))")
+            }
+        }
+        if contacted.isEmpty {
+            line("contacted so far: nothing (it has not run, or made no request)")
+        } else {
+            let requests = contacted.reduce(0) { $0 + $1.requests }
+            line("contacted so far (\(PlainWords.count(requests, "request"))):")
+            for host in contacted {
+                var text = "  " + DisplayText.escaped(host.host)
+                if host.domain != host.host { text += DisplayText.escaped(" (\(host.domain))") }
+                text += "  \(PlainWords.count(host.requests, "request")) in " + runList(host.runs)
+                if let tracker = host.tracker { text += "  " + palette.paint("tracker", .red) + DisplayText.escaped(" (\(tracker))") }
+                if host.blocked > 0 { text += "  " + palette.paint("\(host.blocked) blocked", .bold) }
+                if host.sentData > 0 { text += "  " + palette.paint("sent values of your data", .red) + " (\(host.sentData)×)" }
+                lines.append(text)
+            }
+            if contacted.contains(where: { $0.sentData > 0 }) {
+                line("(\"sent values of your data\": a value it read appeared in the request as is; encoded or hashed data is not seen)")
+            }
         }
         return lines
+    }
+
+    /// The runs as `run 12` or `runs 3, 5, 9` (at most eight named).
+    private static func runList(_ runs: [Int]) -> String {
+        let named = runs.suffix(8).map(String.init).joined(separator: ", ")
+        return (runs.count == 1 ? "run " : "runs ") + (runs.count > 8 ? "…, " : "") + named
+    }
+
+    /// The services the flow's function declares it sends requests to, with the host each
+    /// approved parameter names.
+    static func declaredServices(_ flow: FlowRecord) -> [(name: String, host: String, summary: String)] {
+        guard let function = try? EscrowFunctions.catalog.function(flow.function.id) else { return [] }
+        let values = parameterValues(flow) ?? []
+        return function.parameters.filter(\.namesAService).compactMap { declaration in
+            guard let value = values.first(where: { $0.name == declaration.name })?.value else { return nil }
+            let host = RequestURL(value)?.hostName.text ?? value
+            return (declaration.name, host, declaration.summary)
+        }
     }
 
     private static func decision(_ flow: FlowRecord, history: [DecisionRecord]) -> [String] {

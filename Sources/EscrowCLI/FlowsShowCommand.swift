@@ -36,7 +36,9 @@ struct FlowsShowCommand: AsyncParsableCommand {
                 print(FlowRendering.json(record, history: history, runs: runs))
             } else {
                 let check = FlowRendering.Check(record, home: try global.escrowHome())
-                print(FlowRendering.text(record, check: check, history: history, runs: runs, palette: .standardOutput),
+                let contacted = try EgressLog(state: state).hosts(ofFlow: record.id)
+                print(FlowRendering.text(record, check: check, history: history, runs: runs, contacted: contacted,
+                                         palette: .standardOutput),
                       terminator: "")
             }
         }

@@ -1,5 +1,6 @@
 import EscrowWire
 import EscrowCore
+import EscrowEgress
 import Logging
 import NIOCore
 import NIOSSL
@@ -120,6 +121,20 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
             }
             return
         }
+        guard request.blockedDomains.count <= Self.maximumBlockedDomains else {
+            write(Self.error(id, .badRequest, "\(request.blockedDomains.count) blocked domains; at most \(Self.maximumBlockedDomains) are taken",
+                             function: request.functionID), context: context)
+            return
+        }
+        var blocked = DomainSet()
+        for domain in request.blockedDomains {
+            guard let host = HostName(domain), host.text == domain else {
+                write(Self.error(id, .badRequest, "blocked domain '\(DisplayText.escaped(String(domain.prefix(80))))' is not a normalized host name",
+                                 function: request.functionID), context: context)
+                return
+            }
+            blocked.insert(host)
+        }
         if let refusal = state.admit() {
             write(Self.error(id, refusal, refusal == .overloaded
                 ? "\(state.maximumConcurrency) calls are running; try again shortly"
@@ -133,9 +148,11 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         let reply: @Sendable (ByteBuffer?) -> Void = { message in
             channel.eventLoop.execute { handler.value.finished(id, reply: message, channel: channel, state: state) }
         }
+        // The function's requests go through a recorder of this call, reported back with its reply.
+        let recorder = EgressRecorder(base: network, blocked: blocked, scanner: SentValueScanner(input))
         let call = Call(function: function, input: input,
-                        context: ComputeContext(parameters: ComputeParameters(request.parameters), network: network),
-                        id: id, functionID: request.functionID)
+                        context: ComputeContext(parameters: ComputeParameters(request.parameters), network: recorder),
+                        recorder: recorder, id: id, functionID: request.functionID)
         let task = Self.launch(call, reply: reply)
         // The deadline runs on the event loop, not in the task pool: CPU-bound calls filling the
         // pool cannot delay it. When it fires first, the caller gets DEADLINE_EXCEEDED at once and
@@ -144,19 +161,21 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         let deadline = request.deadlineMs == 0 ? nil : try? context.eventLoop.scheduleCallback(
             in: .milliseconds(Int64(clamping: request.deadlineMs)),
             handler: EventLoopTimer {
-                handler.value.expire(id, after: request.deadlineMs, functionID: request.functionID, channel: channel)
+                handler.value.expire(id, after: request.deadlineMs, functionID: request.functionID, recorder: recorder,
+                                     channel: channel)
             })
         running[id] = (task, deadline, false)
         deadlines.callStarted()
     }
 
     /// A call's deadline passed before its reply (on the event loop).
-    private func expire(_ id: UInt64, after milliseconds: UInt64, functionID: String, channel: any Channel) {
+    private func expire(_ id: UInt64, after milliseconds: UInt64, functionID: String, recorder: EgressRecorder,
+                        channel: any Channel) {
         guard let call = running[id], !call.answered else { return }
         running[id]?.answered = true
         call.task.cancel()
         let reply = Self.error(id, .deadlineExceeded, "the call did not finish within its deadline of \(milliseconds) ms",
-                               function: functionID)
+                               function: functionID, egress: recorder.observations)
         if channel.isActive, let message = try? reply.message() {
             channel.writeAndFlush(message, promise: nil)
         }
@@ -167,6 +186,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         let function: RegisteredFunction
         let input: Frame
         let context: ComputeContext
+        let recorder: EgressRecorder
         let id: UInt64
         let functionID: String
     }
@@ -175,10 +195,22 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     /// encoded), so a large output is not serialized on the event loop.
     private static func launch(_ call: Call, reply: @escaping @Sendable (ByteBuffer?) -> Void) -> Task<Void, Never> {
         Task {
-            let (envelope, output) = await compute(call.function, input: call.input, context: call.context,
+            var (envelope, output) = await compute(call.function, input: call.input, context: call.context,
                                                    id: call.id, functionID: call.functionID)
+            let egress = call.recorder.observations.map(Escrow_V1_EgressRequest.init)
+            switch envelope.body {
+            case .computeResponse(var response)?:
+                response.egress = egress
+                envelope.computeResponse = response
+            case .error(var error)?:
+                error.egress = egress
+                envelope.error = error
+            default:
+                break
+            }
             reply(envelope.replyMessage(carrying: output) { error in
-                Self.error(call.id, .functionFailed, "the function's output cannot be sent: \(error)", function: call.functionID)
+                Self.error(call.id, .functionFailed, "the function's output cannot be sent: \(error)", function: call.functionID,
+                           egress: call.recorder.observations)
             })
         }
     }
@@ -229,13 +261,18 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         }
     }
 
-    static func error(_ id: UInt64, _ code: Escrow_V1_Error.Code, _ message: String, function: String = "") -> Escrow_V1_Envelope {
+    /// The most blocked domains a compute request may carry.
+    static let maximumBlockedDomains = 100_000
+
+    static func error(_ id: UInt64, _ code: Escrow_V1_Error.Code, _ message: String, function: String = "",
+                      egress: [EgressObservation] = []) -> Escrow_V1_Envelope {
         var envelope = Escrow_V1_Envelope()
         envelope.requestID = id
         envelope.error = .with {
             $0.code = code
             $0.message = message
             $0.functionID = function
+            $0.egress = egress.map(Escrow_V1_EgressRequest.init)
         }
         return envelope
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EscrowComputeRuntime
 import EscrowFunctions
+import EscrowNetwork
 import EscrowWire
 import Foundation
 import Logging
@@ -74,6 +75,11 @@ struct ComputeCommand: AsyncParsableCommand {
     @Option(name: .customLong("witness-store"), help: ArgumentHelp("Also witness escrow hosts' audit heads, kept in this folder (created if missing).", valueName: "DIR"))
     var witnessStore: String?
 
+    @Option(name: .customLong("resolve"),
+            help: ArgumentHelp("Reach HOST at ADDRESS instead of through DNS, for the requests compute functions make (repeatable).",
+                               valueName: "HOST=ADDRESS"))
+    var resolve: [String] = []
+
     @Flag(name: .shortAndLong, help: "Log connections and errors (never payloads) to standard error.")
     var verbose = false
 
@@ -84,6 +90,11 @@ struct ComputeCommand: AsyncParsableCommand {
         }
         guard maximumMessage >= 1024 else {
             throw ValidationError("\(deprecatedMaximumFrameLength == nil ? "--max-message" : "--max-frame") must be at least 1024 bytes")
+        }
+        do {
+            _ = try HostResolution(parsing: resolve)
+        } catch {
+            throw ValidationError("--resolve \(error)")
         }
         guard maximumConcurrency >= 1 else { throw ValidationError("--max-concurrency must be at least 1") }
         if let maximumConnections, maximumConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
@@ -125,7 +136,8 @@ struct ComputeCommand: AsyncParsableCommand {
                 serverID: serverID, maximumMessageLength: maximumMessage, maximumConcurrency: maximumConcurrency,
                 connectionLimits: ConnectionLimits(maximumConnections: maximumConnections, handshakeTimeout: .seconds(handshakeTimeout),
                                                    firstRequestTimeout: .seconds(firstRequestTimeout), idleTimeout: .seconds(idleTimeout))),
-            catalog: EscrowFunctions.catalog, witness: witness, logger: logger)
+            catalog: EscrowFunctions.catalog, network: HTTPNetworkClient(resolve: try HostResolution(parsing: resolve)),
+            witness: witness, logger: logger)
         do {
             let boundPort = try await server.start()
             FileHandle.standardOutput.write(Data("listening on \(host):\(boundPort)\n".utf8))

@@ -77,6 +77,14 @@ public struct InputColumn: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(name) (\(types.map(\.rawValue).joined(separator: "|")))" }
 }
 
+extension ParameterDeclaration {
+    /// Whether the function sends requests to the parameter's value.
+    public var namesAService: Bool {
+        if case .serviceURL = kind { return true }
+        return false
+    }
+}
+
 extension ComputeFunction {
     /// Functions take no parameters unless they declare some.
     public static var parameters: [ParameterDeclaration] { [] }
@@ -90,6 +98,9 @@ public struct ParameterDeclaration: Sendable, Equatable {
         case number(ClosedRange<Double>)
         /// Text of at most this many bytes.
         case text(maxLength: Int)
+        /// The `http://` or `https://` URL of a service the function sends requests to, of at most
+        /// this many bytes: the escrow shows its host as a place the data may go before any run.
+        case serviceURL(maxLength: Int)
     }
 
     public let name: String
@@ -125,6 +136,14 @@ public struct ParameterDeclaration: Sendable, Equatable {
             case .text(let maxLength):
                 guard value.utf8.count <= maxLength else {
                     throw .invalidParameter(name: name, reason: "longer than \(maxLength) bytes")
+                }
+            case .serviceURL(let maxLength):
+                guard value.utf8.count <= maxLength else {
+                    throw .invalidParameter(name: name, reason: "longer than \(maxLength) bytes")
+                }
+                let lowered = value.lowercased()
+                guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+                    throw .invalidParameter(name: name, reason: "give an http:// or https:// URL")
                 }
             }
         }
@@ -190,6 +209,10 @@ public enum ComputeError: Error, Sendable, Equatable, CustomStringConvertible {
     case networkUnavailable
     /// A service the function called answered with an error or could not be read.
     case serviceFailed(String)
+    /// The escrow refused a request: the individual blocks `domain`, which `host` falls under.
+    case blocked(host: String, domain: String)
+    /// The escrow refused a request: the run already made as many as one run may.
+    case tooManyRequests(limit: Int)
 
     public var description: String {
         switch self {
@@ -197,6 +220,10 @@ public enum ComputeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidInput(let reason): "input rejected: \(reason)"
         case .networkUnavailable: "this function needs the network, and the escrow gives this run none"
         case .serviceFailed(let reason): "the service the function calls failed: \(reason)"
+        case .blocked(let host, let domain):
+            host == domain ? "the request to \(host) was refused: the individual blocks it"
+                : "the request to \(host) was refused: the individual blocks \(domain)"
+        case .tooManyRequests(let limit): "the request was refused: one run may make at most \(limit) requests"
         }
     }
 }

@@ -34,6 +34,9 @@ public final class HostDaemon: Sendable {
     private let listener = Mutex<(any Channel)?>(nil)
     private let running = Mutex(0)
     private let connections: ConnectionRegistry
+    /// How often the retention setting is applied while the daemon runs.
+    private let retentionInterval: Duration
+    private let retention = Mutex<Task<Void, Never>?>(nil)
 
     /// The default largest request: 1 MiB. A run request carries an app id, a purpose, an
     /// access() query and parameters, never a frame of data, so a real one is a few kilobytes.
@@ -47,9 +50,14 @@ public final class HostDaemon: Sendable {
     /// Takes the home's daemon lock.
     ///
     /// - Throws: `DaemonError.alreadyRunning` when another daemon serves the home.
+    ///
+    /// - Parameter retentionInterval: how often old audit entries are deleted while the daemon
+    ///   runs (`escrow config set retention-days N`); also once at start.
     public init(host: EscrowHost, socketPath: String? = nil, limits: ConnectionLimits = ConnectionLimits(),
-                maximumRequestLength: Int = HostDaemon.defaultMaximumRequestLength, logger: Logger) throws {
+                maximumRequestLength: Int = HostDaemon.defaultMaximumRequestLength,
+                retentionInterval: Duration = .seconds(3600), logger: Logger) throws {
         self.host = host
+        self.retentionInterval = retentionInterval
         self.socketPath = socketPath ?? Self.defaultSocketPath(for: host.home)
         self.limits = limits
         self.maximumRequestLength = maximumRequestLength
@@ -96,6 +104,15 @@ public final class HostDaemon: Sendable {
             throw DaemonError.cannotListen("\(socketPath): \(error)")
         }
         logger.info("escrow daemon listening", metadata: ["socket": "\(socketPath)"])
+        let interval = retentionInterval
+        retention.withLock { task in
+            task = Task {
+                while !Task.isCancelled {
+                    host.applyRetention()
+                    try? await Task.sleep(for: interval)
+                }
+            }
+        }
     }
 
     /// Stops accepting, waits (up to `drainTimeout`) for runs in flight, closes the connections
@@ -106,6 +123,10 @@ public final class HostDaemon: Sendable {
             return channel
         }
         try? await channel?.close()
+        retention.withLock { task in
+            task?.cancel()
+            task = nil
+        }
         let deadline = ContinuousClock.now + drainTimeout
         while running.withLock({ $0 }) > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))

@@ -10,7 +10,7 @@
 /// name under it, label by label: `||a.com^` matches `a.com` and `x.y.a.com`, never `x-a.com`.
 /// An IP address matches only a rule for that exact address.
 public struct TrackerList: Sendable {
-    private var trie = LabelTrie()
+    private var domains = DomainSet()
 
     /// Where Debian's `webext-ublock-origin-firefox` package puts EasyList and EasyPrivacy.
     public static let debianFolder =
@@ -19,7 +19,7 @@ public struct TrackerList: Sendable {
     public static let debianPaths = ["\(debianFolder)/easylist.txt", "\(debianFolder)/easyprivacy.txt"]
 
     /// Domains on the list.
-    public var count: Int { trie.count }
+    public var count: Int { domains.count }
 
     /// An empty list (add domains with `insert`).
     public init() {}
@@ -29,9 +29,9 @@ public struct TrackerList: Sendable {
     /// - Throws: `EgressListError` when a file cannot be read or holds no domain rule.
     public init(filterLists paths: [String]) throws(EgressListError) {
         for path in paths {
-            let before = trie.count
+            let before = domains.count
             addFilterList(try EgressListError.read(path, what: "a tracker list", package: "webext-ublock-origin-firefox"))
-            guard trie.count > before else { throw .empty(path) }
+            guard domains.count > before else { throw .empty(path) }
         }
     }
 
@@ -50,27 +50,11 @@ public struct TrackerList: Sendable {
 
     /// Adds one domain (and so every name under it); an IP address matches itself only.
     public mutating func insert(_ domain: HostName) {
-        trie.insert(domain.labelsFromTheRight, mark: domain.isIPAddress ? .address : .name)
+        domains.insert(domain)
     }
 
     /// The listed domain `host` falls under (`a.com` for `x.y.a.com`), or nil.
-    public func match(_ host: HostName) -> String? {
-        var node = LabelTrie.root
-        var matchedStart: Int?
-        let length = host.text.utf8.count
-        LabelTrie.forEachLabelFromTheRight(of: host.text) { label, start in
-            guard let next = trie.child(node, label) else { return false }
-            node = next
-            let marks = trie.marks(next)
-            if (marks.contains(.name) && !host.isIPAddress) || (marks.contains(.address) && host.isIPAddress && start == 0) {
-                matchedStart = start
-                return false
-            }
-            return true
-        }
-        guard let matchedStart else { return nil }
-        return matchedStart == 0 ? host.text : String(decoding: host.text.utf8.suffix(length - matchedStart), as: UTF8.self)
-    }
+    public func match(_ host: HostName) -> String? { domains.match(host) }
 
     /// The host of a `||host^` rule whose options fit a request of compute code; nil for any other line.
     static func domainRule(_ line: Substring) -> HostName? {

@@ -16,7 +16,7 @@ public struct ArticlesNearby: ComputeFunction {
         InputColumn("longitude", .double, .int64),
     ])
     public static let parameters = [
-        ParameterDeclaration("service", .text(maxLength: 200), summary: "the article service's base URL (receives the area)"),
+        ParameterDeclaration("service", .serviceURL(maxLength: 200), summary: "the article service's base URL (receives the area)"),
         ParameterDeclaration("radius", .number(100...100_000), summary: "half the width of the area, in meters (default 1000)"),
     ]
     public static let codeDigest = SourceDigest.of(#fileID)

@@ -14,7 +14,7 @@ public struct ContactsDiscovery: ComputeFunction {
     public static let summary = "Sends hashes of your contacts' phone numbers to the app's directory and gives the app only the numbers it knows."
     public static let inputs = InputContract.columns([InputColumn("phoneNumbers", .string)])
     public static let parameters = [
-        ParameterDeclaration("directory", .text(maxLength: 200), summary: "the directory's base URL (receives hashed numbers only)"),
+        ParameterDeclaration("directory", .serviceURL(maxLength: 200), summary: "the directory's base URL (receives hashed numbers only)"),
     ]
     public static let codeDigest = SourceDigest.of(#fileID)
 

@@ -5,7 +5,10 @@ import Foundation
 /// running example. The location goes to the service named by the `service` parameter (which the
 /// individual sees and approves with the flow); only temperature and condition come back.
 ///
-/// Parameters: `service`, the base URL of the weather service (`http://host:port`).
+/// Parameters: `service`, the base URL of the weather service (`http://host:port`); `analytics`,
+/// optionally, the app's usage-analytics endpoint, told that the weather was asked for (with the
+/// app's own event name only, never the location): the kind of third-party call the escrow's
+/// egress records make visible.
 public struct WeatherCurrent: ComputeFunction {
     public static let id = "weather.current"
     public static let version = 1
@@ -15,7 +18,9 @@ public struct WeatherCurrent: ComputeFunction {
         InputColumn("longitude", .double, .int64),
     ])
     public static let parameters = [
-        ParameterDeclaration("service", .text(maxLength: 200), summary: "the weather service's base URL (receives the location)"),
+        ParameterDeclaration("service", .serviceURL(maxLength: 200), summary: "the weather service's base URL (receives the location)"),
+        ParameterDeclaration("analytics", .serviceURL(maxLength: 200),
+                             summary: "the app's usage-analytics endpoint (told that the weather was asked for, not where)"),
     ]
     public static let codeDigest = SourceDigest.of(#fileID)
 
@@ -43,6 +48,15 @@ public struct WeatherCurrent: ComputeFunction {
                 condition.append(answer.condition)
             } catch {
                 throw ComputeError.serviceFailed("the weather service's answer is not {\"temperature\", \"condition\"}")
+            }
+        }
+        if let analytics = context.parameters["analytics"] {
+            let network = try context.requireNetwork()
+            let event = NetworkRequest(method: "POST", url: analytics, headers: ["Content-Type": "application/json"],
+                                       body: Array(#"{"event":"weather.viewed"}"#.utf8))
+            let response = try await network.send(event)
+            guard (200..<300).contains(response.status) else {
+                throw ComputeError.serviceFailed("the analytics endpoint answered \(response.status)")
             }
         }
         return try Frame(columns: [temperature.build(), condition.build()])

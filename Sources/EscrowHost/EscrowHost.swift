@@ -1,4 +1,5 @@
 import EscrowCore
+import EscrowEgress
 import EscrowFunctions
 import EscrowNetwork
 import EscrowStore
@@ -26,23 +27,30 @@ public final class EscrowHost: Sendable {
     public let servers: ServerRegistry
     /// The witnesses the audit log's head is sent to, and the check against them.
     public let witnessing: AuditWitnessing
+    /// The individual's egress filters (block, ignore, tracker), read afresh by every run.
+    public let filters: EgressFilters
+    /// Classifies the requests compute functions make (registrable domain, tracker).
+    public let classifier: EgressClassifier
+    private let clock: any WallClock
     private let remote: RemoteCompute
     private let network: any NetworkClient
     private let connection: Mutex<GuardedConnection>
     private let assets: AssetStore
-    private let logger: Logger
+    let logger: Logger
 
     /// Opens the host over an initialised escrow home.
     ///
     /// - Throws: `StoreError` when the home is not initialised or cannot be opened.
     /// - Parameters:
     ///   - remoteDeadline: how long a compute server may take to answer one call.
-    ///   - network: the client compute functions running here reach the network through.
+    ///   - network: the client compute functions running here reach the network through; by default
+    ///     the escrow's HTTP client, reaching the hosts of the home's `network.resolve` setting at
+    ///     their fixed addresses.
     ///   - clock: the time decisions, approval expiry and audit entries go by (the system's by
     ///     default; the CLI and the daemon use that).
     public init(home: EscrowHome, catalog: FunctionCatalog = EscrowFunctions.catalog,
                 policy: AccessPolicy = AccessPolicy(), remoteDeadline: Duration = .seconds(30),
-                network: any NetworkClient = HTTPNetworkClient(), clock: any WallClock = .system,
+                network: (any NetworkClient)? = nil, clock: any WallClock = .system,
                 logger: Logger) throws(StoreError) {
         self.home = home
         self.catalog = catalog
@@ -52,8 +60,15 @@ public final class EscrowHost: Sendable {
         self.audit = AuditLog(state: state)
         self.servers = ServerRegistry(state: state)
         self.witnessing = AuditWitnessing(audit: audit, servers: servers, logger: logger)
+        self.filters = EgressFilters(state: state)
+        self.classifier = EgressClassifier.shared(try Self.egressSources(state))
+        self.clock = clock
         self.remote = RemoteCompute(registry: servers, deadline: remoteDeadline, logger: logger)
-        self.network = network
+        if let network {
+            self.network = network
+        } else {
+            self.network = try Self.networkClient(state)
+        }
         self.assets = AssetStore(root: home.assetsURL)
         self.logger = logger
     }
@@ -73,6 +88,7 @@ public final class EscrowHost: Sendable {
         let flow: Dataflow
         let input: AccessResult
         let output: Frame
+        var egress: Egress?
         do {
             flow = try identify(request)
             facts.reads = flow.lineage.sorted.map(\.description)
@@ -80,7 +96,9 @@ public final class EscrowHost: Sendable {
             input = try access(flow)
             facts.rowsRead = input.rowCount
             facts.bytesToCompute = input.byteCount
-            let computed = try await compute(flow, input: input.frame)
+            egress = try Egress(filters: filters, input: input.frame, network: network, clock: clock)
+            let computed = try await compute(flow, input: input.frame, egress: egress)
+            facts.egress = record(egress)
             output = computed.output
             facts.bytesSent = computed.bytesSent
             facts.bytesReceived = computed.bytesReceived
@@ -94,6 +112,8 @@ public final class EscrowHost: Sendable {
                 facts.app = Self.bounded(request.app)
                 facts.purpose = Self.bounded(request.purpose)
             }
+            // A function that failed may have contacted services before it did: that is recorded too.
+            facts.egress = record(egress)
             facts.outcome = Self.outcome(of: error)
             facts.reason = "\(error)"
             facts.durationMs = GuardClock.seconds(since: started) * 1000
@@ -162,6 +182,17 @@ public final class EscrowHost: Sendable {
         }
     }
 
+    /// Step 5, egress: what the function's requests came to, classified, those to ignored domains
+    /// left out.
+    private func record(_ egress: Egress?) -> [EgressRecord] {
+        guard let egress else { return [] }
+        let observations = egress.recorder.observations
+        guard !observations.isEmpty else { return [] }
+        let records = classifier.classify(observations, policy: egress.policy)
+        Self.reportUnreadableLists(classifier, logger: logger)
+        return records
+    }
+
     /// A refused request's text as the audit keeps it: escaped for display, at most 300 characters.
     static func bounded(_ text: String) -> String {
         let shown = DisplayText.escaped(text)
@@ -186,14 +217,15 @@ public final class EscrowHost: Sendable {
         }
     }
 
-    /// Step 4: call the registered function on Ds, here or on the flow's compute server.
-    func compute(_ flow: Dataflow, input: Frame) async throws -> ComputeOutcome {
+    /// Step 4: call the registered function on Ds, here or on the flow's compute server. Its
+    /// requests go through `egress`'s recorder here, or are reported back by the server into it.
+    func compute(_ flow: Dataflow, input: Frame, egress: Egress?) async throws -> ComputeOutcome {
         let function = try catalog.function(flow.function.id)
         if case .server(let serverID) = flow.request.destination {
             return try await remote.compute(on: serverID, function: flow.function, input: input,
-                                            parameters: flow.request.parameters)
+                                            parameters: flow.request.parameters, egress: egress)
         }
-        let context = ComputeContext(parameters: flow.request.parameters, network: network)
+        let context = ComputeContext(parameters: flow.request.parameters, network: egress?.recorder ?? network)
         do {
             return ComputeOutcome(output: try await function(input, context: context))
         } catch let error as FrameError {

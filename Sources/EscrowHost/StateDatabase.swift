@@ -87,4 +87,15 @@ public final class StateDatabase: @unchecked Sendable {
                 .run([.text(name), .text(value)])
         }
     }
+
+    /// Removes a setting of this home, so its default applies again.
+    ///
+    /// - Returns: whether it was set.
+    @discardableResult
+    public func removeSetting(_ name: String) throws -> Bool {
+        try write { database in
+            try database.prepare("DELETE FROM Setting WHERE name = ?").run([.text(name)])
+            return database.changes > 0
+        }
+    }
 }

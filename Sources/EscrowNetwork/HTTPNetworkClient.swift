@@ -1,4 +1,5 @@
 import EscrowCore
+import EscrowEgress
 import EscrowSockets
 import Foundation
 import NIOCore
@@ -21,15 +22,21 @@ public struct HTTPNetworkClient: NetworkClient {
     private let maximumResponseBytes: Int
     /// The TLS context for `https`, or why it could not be made (then only `https` fails).
     private let tls: Result<NIOSSLContext, any Error>
+    /// Addresses to connect to instead of resolving a host's name (normalized host → IP literal).
+    private let addresses: [String: String]
 
     /// - Parameters:
     ///   - timeout: connecting, sending and receiving the whole response must fit in it.
     ///   - maximumResponseBytes: a longer response body fails the request.
     ///   - certificateAuthority: a PEM file of CA certificates trusted besides the system's (a
     ///     service with a private CA). When it cannot be read, `https` requests fail saying so.
+    ///   - resolve: hosts to reach at a fixed address instead of through DNS (curl's `--resolve`):
+    ///     the request still names the host (`Host` header, TLS server name), only the connection
+    ///     goes to the address. Tests map their service names to 127.0.0.1 this way.
     public init(timeout: Duration = .seconds(10), maximumResponseBytes: Int = 16 * 1024 * 1024,
-                certificateAuthority: String? = nil) {
+                certificateAuthority: String? = nil, resolve: HostResolution = HostResolution()) {
         self.timeout = timeout
+        self.addresses = resolve.addresses
         self.maximumResponseBytes = maximumResponseBytes
         var configuration = TLSConfiguration.makeClientConfiguration()
         if let certificateAuthority {
@@ -39,16 +46,13 @@ public struct HTTPNetworkClient: NetworkClient {
     }
 
     public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
-        guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host, !host.isEmpty else {
-            throw ComputeError.serviceFailed("'\(request.url)' is not an http(s) URL")
+        guard let url = RequestURL(request.url) else {
+            throw ComputeError.serviceFailed("'\(request.url)' is not an http(s) URL with a valid host")
         }
-        let secure = scheme == "https"
-        let port = url.port ?? (secure ? 443 : 80)
-        var target = url.path.isEmpty ? "/" : url.path
-        if let query = url.query { target += "?" + query }
+        let host = url.host
         do {
-            return try await exchange(request, host: host, port: port, target: target, secure: secure)
+            return try await exchange(request, host: host, connectTo: addresses[url.hostName.text] ?? host, port: url.port,
+                                      target: url.target, secure: url.isSecure)
         } catch let error as ComputeError {
             throw error
         } catch {
@@ -56,7 +60,7 @@ public struct HTTPNetworkClient: NetworkClient {
         }
     }
 
-    private func exchange(_ request: NetworkRequest, host: String, port: Int, target: String,
+    private func exchange(_ request: NetworkRequest, host: String, connectTo address: String, port: Int, target: String,
                           secure: Bool) async throws -> NetworkResponse {
         let tls = secure ? try self.tls.get() : nil
         // One deadline for connecting, sending and receiving: a slow connect leaves less time to answer.
@@ -87,7 +91,7 @@ public struct HTTPNetworkClient: NetworkClient {
                     try channel.pipeline.syncOperations.addHandler(collector)
                 }
             }
-            .connect(hostOrLiteral: host, port: port)
+            .connect(hostOrLiteral: address, port: port)
             .whenComplete { result in
                 switch result {
                 case .failure(let error):

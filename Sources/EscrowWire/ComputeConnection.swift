@@ -144,21 +144,30 @@ public final class ComputeConnection: Sendable {
     ///
     /// - Throws: `RPCError.remote` with the server's error code, `.deadlineExceeded`,
     ///   `.connectionClosed`, or `.invalidMessage` for an answer that cannot be decoded.
+    ///
+    /// - Parameters:
+    ///   - blockedDomains: domains the server's network client must refuse the function.
+    ///   - egress: handed the requests the function made, as the server reports them, whether
+    ///     the call succeeded or failed (not called when the server reported none).
     public func compute(_ function: FunctionDescriptor, input: Frame, parameters: ComputeParameters,
-                        deadline: Duration) async throws -> RemoteComputeResult {
+                        blockedDomains: [String] = [], deadline: Duration,
+                        egress: @Sendable ([EgressObservation]) -> Void = { _ in }) async throws -> RemoteComputeResult {
         var envelope = Escrow_V1_Envelope()
         envelope.computeRequest = .with {
             $0.functionID = function.id
             $0.functionVersion = Int64(function.version)
             $0.codeDigest = function.codeDigest
             $0.parameters = parameters.values
+            $0.blockedDomains = blockedDomains
             $0.deadlineMs = UInt64(max(1, deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000))
         }
         let clock = ContinuousClock()
         let started = clock.now
         // The server answers DEADLINE_EXCEEDED itself; the client waits a little longer for that
         // answer (its own timer is for a server that answers nothing).
-        let reply = try await call(envelope, carrying: input, deadline: deadline + .seconds(2))
+        let reply = try await call(envelope, carrying: input, deadline: deadline + .seconds(2)) { error in
+            if !error.egress.isEmpty { egress(Escrow_V1_EgressRequest.observations(error.egress)) }
+        }
         guard case .computeResponse(let response) = reply.envelope.envelope.body else {
             throw RPCError.invalidMessage("the server answered a compute request with something other than a response")
         }
@@ -168,6 +177,7 @@ public final class ComputeConnection: Sendable {
         } catch {
             throw RPCError.invalidMessage("the output frame: \(error)")
         }
+        if !response.egress.isEmpty { egress(Escrow_V1_EgressRequest.observations(response.egress)) }
         return RemoteComputeResult(output: output, bytesSent: reply.bytesSent, bytesReceived: reply.envelope.byteCount,
                                    latency: clock.now - started, computeTime: .microseconds(Int64(response.computeMicros)))
     }
@@ -202,8 +212,9 @@ public final class ComputeConnection: Sendable {
 
     /// Sends `envelope` (its body carrying `frame`, when given) with a fresh request id and waits
     /// for the envelope with the same id.
-    func call(_ envelope: Escrow_V1_Envelope, carrying carried: Frame? = nil,
-                      deadline: Duration) async throws -> (envelope: ReceivedEnvelope, bytesSent: Int) {
+    /// `failed` sees an error the other side answered with, before it is thrown.
+    func call(_ envelope: Escrow_V1_Envelope, carrying carried: Frame? = nil, deadline: Duration,
+              failed: (Escrow_V1_Error) -> Void = { _ in }) async throws -> (envelope: ReceivedEnvelope, bytesSent: Int) {
         let id = nextID.withLock { id -> UInt64 in
             defer { id += 1 }
             return id
@@ -242,6 +253,7 @@ public final class ComputeConnection: Sendable {
             }
         }
         if case .error(let error) = received.envelope.body {
+            failed(error)
             if !error.flowID.isEmpty { throw RPCError.decision(code: error.code, flow: error.flowID, message: error.message) }
             throw RPCError.remote(code: error.code, message: error.message)
         }

@@ -1,3 +1,6 @@
+import EscrowCore
+import EscrowEgress
+
 /// What a run attempt came to.
 public enum AuditOutcome: String, Sendable, Hashable, CaseIterable, Codable {
     /// compute() ran and its output went to the app.
@@ -36,6 +39,9 @@ public struct AuditDraft: Sendable, Hashable {
     public var outputSHA256: String?
     /// The process that asked (`uid N pid M`), when the daemon knows it.
     public var caller: String?
+    /// Every outbound request the compute function made, in the order sent (those to domains the
+    /// individual ignores left out). Stored beside the entry and covered by its hash.
+    public var egress: [EgressRecord] = []
 
     public init(flowID: String?, app: String, purpose: String, functionID: String, outcome: AuditOutcome,
                 reason: String? = nil, destination: String) {
@@ -56,7 +62,7 @@ public struct AuditEntry: Sendable, Hashable {
     public let seq: Int
     /// ISO 8601 UTC.
     public let time: String
-    public let facts: AuditDraft
+    public internal(set) var facts: AuditDraft
     /// `hash` of the entry before (64 zeros for the first).
     public let prevHash: String
     /// SHA-256 over the canonical encoding of this entry.
@@ -90,6 +96,24 @@ public struct AuditEntry: Sendable, Hashable {
         if let caller = facts.caller { encoder.append(caller) }
         // Added in schema version 5, the same way (a number's tag differs from a text's).
         if let computeMs = facts.serverComputeMs { encoder.append(computeMs) }
+        // Added in schema version 8: entries whose function made no request hash as before.
+        if !facts.egress.isEmpty {
+            encoder.append("egress")
+            encoder.append(Int64(facts.egress.count))
+            for record in facts.egress {
+                let observation = record.observation
+                encoder.append(observation.time)
+                encoder.append(observation.host)
+                encoder.append(record.domain)
+                encoder.append(observation.method)
+                encoder.append(Int64(observation.bytesOut))
+                encoder.append(Int64(observation.bytesIn))
+                encoder.append(observation.status.map(Int64.init))
+                encoder.append(Int64(observation.blocked ? 1 : 0))
+                encoder.append(record.tracker)
+                encoder.append(Int64(observation.sentData ? 1 : 0))
+            }
+        }
         return encoder.sha256()
     }
 }

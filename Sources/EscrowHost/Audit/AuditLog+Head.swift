@@ -20,9 +20,14 @@ extension AuditLog {
         }
     }
 
-    /// The number of the newest entry the log holds (0 when it is empty), whatever the head says.
+    /// The number of the newest entry the log holds or deleted by retention (0 when it is empty),
+    /// whatever the head says.
     public func lastSeq() throws -> Int {
-        try state.read { database in Int(try database.scalarInt("SELECT coalesce(max(seq), 0) FROM AuditEntry") ?? 0) }
+        try state.read { database in
+            Int(try database.scalarInt("""
+                SELECT max(coalesce((SELECT max(seq) FROM AuditEntry), 0), coalesce((SELECT seq FROM AuditCheckpoint), 0))
+                """) ?? 0)
+        }
     }
 
     /// The log's head signed with the host's audit key (made now if the home has none); nil for

@@ -1,4 +1,5 @@
 import EscrowCore
+import EscrowEgress
 import EscrowStore
 
 /// The append-only, hash-chained audit log of every run attempt.
@@ -53,6 +54,22 @@ public struct AuditLog: Sendable {
                         .nullable(facts.outputSHA256), .text(prevHash), .text(hash), .nullable(facts.caller),
                         .nullable(facts.serverComputeMs),
                     ])
+                if !facts.egress.isEmpty {
+                    let insert = try database.cached("""
+                        INSERT INTO EgressRequest (auditSeq, position, time, host, domain, method, bytesOut, bytesIn, status,
+                            blocked, tracker, sentData)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """)
+                    for (position, record) in facts.egress.enumerated() {
+                        let observation = record.observation
+                        try insert.run([
+                            .integer(Int64(seq)), .integer(Int64(position)), .integer(observation.time), .text(observation.host),
+                            .text(record.domain), .text(observation.method), .integer(Int64(observation.bytesOut)),
+                            .integer(Int64(observation.bytesIn)), observation.status.map { .integer(Int64($0)) },
+                            .integer(observation.blocked ? 1 : 0), .nullable(record.tracker), .integer(observation.sentData ? 1 : 0),
+                        ])
+                    }
+                }
                 try database.cached("""
                     INSERT INTO AuditHead (id, seq, hash) VALUES (1, ?, ?)
                     ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash
@@ -84,6 +101,11 @@ public struct AuditLog: Sendable {
             try query.bind(.integer(Int64(limit ?? -1)), at: 5)
             var entries: [AuditEntry] = []
             while try query.step() { entries.append(try Self.entry(query)) }
+            guard let first = entries.first?.seq, let last = entries.last?.seq else { return entries }
+            let egress = try EgressRows.load(seqs: first...last, in: database)
+            for index in entries.indices {
+                if let records = egress[entries[index].seq] { entries[index].facts.egress = records }
+            }
             return entries
         }
     }
@@ -93,7 +115,10 @@ public struct AuditLog: Sendable {
         try state.read { database in
             let query = try database.prepare("SELECT \(Self.columns) FROM AuditEntry WHERE seq = ?")
             try query.bind(.integer(Int64(seq)), at: 1)
-            return try query.step() ? try Self.entry(query) : nil
+            guard try query.step() else { return nil }
+            var entry = try Self.entry(query)
+            entry.facts.egress = try EgressRows.load(seqs: seq...seq, in: database)[seq] ?? []
+            return entry
         }
     }
 
@@ -103,14 +128,27 @@ public struct AuditLog: Sendable {
             let query = try database.prepare("SELECT \(Self.columns) FROM AuditEntry ORDER BY seq")
             var expected = 1
             var prevHash = Self.genesis
+            // Entries up to the retention checkpoint were deleted; the chain goes on from its hash.
+            if let checkpoint = try Self.checkpoint(in: database) {
+                expected = checkpoint.seq + 1
+                prevHash = checkpoint.hash
+            }
+            let firstKept = expected
+            let rows = try database.prepare(EgressRows.selectFrom)
+            try rows.bind(.integer(Int64(firstKept)), at: 1)
+            var egress = EgressRows.Cursor(rows)
             while try query.step() {
-                let entry: AuditEntry
+                var entry: AuditEntry
                 do throws(StoreError) {
                     entry = try Self.entry(query)
+                    entry.facts.egress = try egress.records(of: entry.seq)
                 } catch {
                     guard case .unreadableValue(_, _, let column) = error.kind else { throw error }
                     return .broken(seq: Int(query.int64(0)),
                                    reason: "its contents were altered after it was written (its \(column) cannot be read back)")
+                }
+                if let orphan = egress.skipped {
+                    return .broken(seq: orphan, reason: "recorded requests of entry \(orphan) remain, but the entry does not: entries were deleted")
                 }
                 if entry.seq != expected {
                     return .broken(seq: expected, reason: entry.seq > expected
@@ -127,7 +165,11 @@ public struct AuditLog: Sendable {
                 prevHash = entry.hash
                 expected += 1
             }
+            if let orphan = try egress.remaining() {
+                return .broken(seq: orphan, reason: "requests are recorded for entry \(orphan), which the log does not hold")
+            }
             let count = expected - 1
+            let kept = expected - firstKept
             let head = try database.prepare("SELECT seq, hash FROM AuditHead WHERE id = 1")
             guard try head.step() else {
                 return count == 0 ? .intact(entries: 0) : .broken(seq: 1, reason: "the log's head record is missing")
@@ -142,8 +184,21 @@ public struct AuditLog: Sendable {
             if head.string(1) != prevHash {
                 return .broken(seq: count, reason: "the newest entry does not match the log's head record")
             }
-            return .intact(entries: count)
+            return .intact(entries: kept)
         }
+    }
+
+    /// The retention checkpoint: the newest entry deleted so far (nil when none was).
+    public func checkpoint() throws -> AuditCheckpoint? {
+        try state.read { database in try Self.checkpoint(in: database) }
+    }
+
+    static func checkpoint(in database: Database) throws(StoreError) -> AuditCheckpoint? {
+        let query = try database.cached("SELECT seq, hash, time, deletedAt FROM AuditCheckpoint WHERE id = 1")
+        defer { query.reset() }
+        guard try query.step() else { return nil }
+        return AuditCheckpoint(seq: Int(query.int64(0)), hash: query.string(1) ?? "", time: query.string(2) ?? "",
+                               deletedAt: query.string(3) ?? "")
     }
 
     private static let columns = """

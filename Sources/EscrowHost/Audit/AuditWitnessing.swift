@@ -306,6 +306,11 @@ public final class AuditWitnessing: Sendable {
     private func contradiction(_ witnessed: WitnessedAuditHead, by serverID: String) throws -> String? {
         let seq = witnessed.head.seq
         guard let entry = try audit.entry(seq) else {
+            if let checkpoint = try audit.checkpoint(), seq <= checkpoint.seq {
+                // Deleted by the retention setting: only the newest deleted entry's hash is kept.
+                guard seq == checkpoint.seq, checkpoint.hash != witnessed.head.entryHash else { return nil }
+                return "entry \(seq)'s hash, kept at the retention checkpoint, differs from the head witness \(serverID) countersigned at \(witnessed.witnessedAt): the log was rewritten"
+            }
             return "the log ends at entry \(try audit.lastSeq()) but witness \(serverID) countersigned entry \(seq) at \(witnessed.witnessedAt): entries were removed (the log was truncated)"
         }
         guard entry.hash == witnessed.head.entryHash else {

@@ -1,4 +1,5 @@
 import EscrowCore
+import EscrowEgress
 import EscrowWire
 import Logging
 import NIOPosix
@@ -41,12 +42,18 @@ final class RemoteCompute: Sendable {
     /// - Throws: `ServerError.unknownServer`; `RemoteComputeError` when the server's catalog does
     ///   not offer the approved code (nothing was sent); `RPCError` for connection, TLS, deadline
     ///   and server-side failures.
+    ///
+    /// The server applies `egress`'s blocked domains and reports the function's requests back
+    /// into its recorder, also when the call fails.
     func compute(on serverID: String, function: FunctionDescriptor, input: Frame,
-                 parameters: ComputeParameters) async throws -> ComputeOutcome {
+                 parameters: ComputeParameters, egress: Egress?) async throws -> ComputeOutcome {
         let pooled = try await connection(to: serverID)
         try pooled.catalog.check(function)
         do {
-            let result = try await pooled.connection.compute(function, input: input, parameters: parameters, deadline: deadline)
+            let recorder = egress?.recorder
+            let result = try await pooled.connection.compute(
+                function, input: input, parameters: parameters, blockedDomains: egress?.blockedDomains ?? [],
+                deadline: deadline) { reported in recorder?.add(reported: reported) }
             return ComputeOutcome(output: result.output, bytesSent: result.bytesSent, bytesReceived: result.bytesReceived,
                                   serverLatencyMs: result.latency.milliseconds,
                                   serverComputeMs: result.computeTime.milliseconds)

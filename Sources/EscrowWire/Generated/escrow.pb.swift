@@ -384,6 +384,12 @@ public nonisolated struct Escrow_V1_ComputeRequest: Sendable {
   /// the call and answers `Error{code: DEADLINE_EXCEEDED}`.
   public var deadlineMs: UInt64 = 0
 
+  /// Domains the individual blocks: a request of the function to one of them, or to a name under
+  /// one of them (label by label: "a.com" covers "x.a.com", never "x-a.com"), is refused by the
+  /// server's network client and reported back as blocked. Normalized host names (lower case,
+  /// ASCII, no trailing dot); a server refuses an entry that is not one with BAD_REQUEST.
+  public var blockedDomains: [String] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -411,11 +417,53 @@ public nonisolated struct Escrow_V1_ComputeResponse: Sendable {
   /// so the host can tell network latency from compute time.
   public var computeMicros: UInt64 = 0
 
+  /// Every outbound request the function made through the server's network client during this
+  /// call, in the order they were sent (blocked ones included). Domain-level facts only.
+  public var egress: [Escrow_V1_EgressRequest] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _output: Escrow_V1_Frame? = nil
+}
+
+/// One outbound request a compute function made (docs/PROTOCOL.md, "Egress"): never a path, a
+/// query, a header or a body.
+public nonisolated struct Escrow_V1_EgressRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// When it was sent: whole seconds since 1970-01-01 UTC, by the server's clock.
+  public var time: Int64 = 0
+
+  /// The host it went to, normalized: lower case, ASCII (xn-- labels), no trailing dot; or an IP
+  /// address. At most 253 bytes.
+  public var host: String = String()
+
+  /// The HTTP method, e.g. "GET" (at most 16 bytes).
+  public var method: String = String()
+
+  /// Bytes the request carried out: URL, header fields and body.
+  public var bytesOut: UInt64 = 0
+
+  /// Bytes of the response body.
+  public var bytesIn: UInt64 = 0
+
+  /// The response's HTTP status, 0 when there was no response (blocked, unreachable, timed out).
+  public var status: UInt32 = 0
+
+  /// The server refused the request because its domain is in `ComputeRequest.blocked_domains`.
+  public var blocked: Bool = false
+
+  /// A value of the call's input frame appears verbatim in the URL or the body (a hint: encoded or
+  /// hashed data is not seen).
+  public var sentData: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 /// A failure. Sent by the server in place of the reply to the call `request_id`, or with
@@ -436,6 +484,10 @@ public nonisolated struct Escrow_V1_Error: Sendable {
 
   /// The dataflow the error is about (AWAITING_APPROVAL, DENIED, REVOKED), when there is one.
   public var flowID: String = String()
+
+  /// For a failed `ComputeRequest`: the outbound requests the function made before it failed, as
+  /// in `ComputeResponse.egress`.
+  public var egress: [Escrow_V1_EgressRequest] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1311,7 +1363,7 @@ nonisolated extension Escrow_V1_FunctionInfo: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Escrow_V1_ComputeRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ComputeRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}function_id\0\u{3}function_version\0\u{3}code_digest\0\u{1}input\0\u{1}parameters\0\u{3}deadline_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}function_id\0\u{3}function_version\0\u{3}code_digest\0\u{1}input\0\u{1}parameters\0\u{3}deadline_ms\0\u{3}blocked_domains\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1325,6 +1377,7 @@ nonisolated extension Escrow_V1_ComputeRequest: SwiftProtobuf.Message, SwiftProt
       case 4: try { try decoder.decodeSingularMessageField(value: &self._input) }()
       case 5: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: &self.parameters) }()
       case 6: try { try decoder.decodeSingularUInt64Field(value: &self.deadlineMs) }()
+      case 7: try { try decoder.decodeRepeatedStringField(value: &self.blockedDomains) }()
       default: break
       }
     }
@@ -1353,6 +1406,9 @@ nonisolated extension Escrow_V1_ComputeRequest: SwiftProtobuf.Message, SwiftProt
     if self.deadlineMs != 0 {
       try visitor.visitSingularUInt64Field(value: self.deadlineMs, fieldNumber: 6)
     }
+    if !self.blockedDomains.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.blockedDomains, fieldNumber: 7)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1363,6 +1419,7 @@ nonisolated extension Escrow_V1_ComputeRequest: SwiftProtobuf.Message, SwiftProt
     if lhs._input != rhs._input {return false}
     if lhs.parameters != rhs.parameters {return false}
     if lhs.deadlineMs != rhs.deadlineMs {return false}
+    if lhs.blockedDomains != rhs.blockedDomains {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1370,7 +1427,7 @@ nonisolated extension Escrow_V1_ComputeRequest: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Escrow_V1_ComputeResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ComputeResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}output\0\u{3}compute_micros\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}output\0\u{3}compute_micros\0\u{1}egress\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1380,6 +1437,7 @@ nonisolated extension Escrow_V1_ComputeResponse: SwiftProtobuf.Message, SwiftPro
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularMessageField(value: &self._output) }()
       case 2: try { try decoder.decodeSingularUInt64Field(value: &self.computeMicros) }()
+      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.egress) }()
       default: break
       }
     }
@@ -1396,12 +1454,81 @@ nonisolated extension Escrow_V1_ComputeResponse: SwiftProtobuf.Message, SwiftPro
     if self.computeMicros != 0 {
       try visitor.visitSingularUInt64Field(value: self.computeMicros, fieldNumber: 2)
     }
+    if !self.egress.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.egress, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Escrow_V1_ComputeResponse, rhs: Escrow_V1_ComputeResponse) -> Bool {
     if lhs._output != rhs._output {return false}
     if lhs.computeMicros != rhs.computeMicros {return false}
+    if lhs.egress != rhs.egress {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Escrow_V1_EgressRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".EgressRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}time\0\u{1}host\0\u{1}method\0\u{3}bytes_out\0\u{3}bytes_in\0\u{1}status\0\u{1}blocked\0\u{3}sent_data\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularInt64Field(value: &self.time) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.host) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.method) }()
+      case 4: try { try decoder.decodeSingularUInt64Field(value: &self.bytesOut) }()
+      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.bytesIn) }()
+      case 6: try { try decoder.decodeSingularUInt32Field(value: &self.status) }()
+      case 7: try { try decoder.decodeSingularBoolField(value: &self.blocked) }()
+      case 8: try { try decoder.decodeSingularBoolField(value: &self.sentData) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.time != 0 {
+      try visitor.visitSingularInt64Field(value: self.time, fieldNumber: 1)
+    }
+    if !self.host.isEmpty {
+      try visitor.visitSingularStringField(value: self.host, fieldNumber: 2)
+    }
+    if !self.method.isEmpty {
+      try visitor.visitSingularStringField(value: self.method, fieldNumber: 3)
+    }
+    if self.bytesOut != 0 {
+      try visitor.visitSingularUInt64Field(value: self.bytesOut, fieldNumber: 4)
+    }
+    if self.bytesIn != 0 {
+      try visitor.visitSingularUInt64Field(value: self.bytesIn, fieldNumber: 5)
+    }
+    if self.status != 0 {
+      try visitor.visitSingularUInt32Field(value: self.status, fieldNumber: 6)
+    }
+    if self.blocked != false {
+      try visitor.visitSingularBoolField(value: self.blocked, fieldNumber: 7)
+    }
+    if self.sentData != false {
+      try visitor.visitSingularBoolField(value: self.sentData, fieldNumber: 8)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Escrow_V1_EgressRequest, rhs: Escrow_V1_EgressRequest) -> Bool {
+    if lhs.time != rhs.time {return false}
+    if lhs.host != rhs.host {return false}
+    if lhs.method != rhs.method {return false}
+    if lhs.bytesOut != rhs.bytesOut {return false}
+    if lhs.bytesIn != rhs.bytesIn {return false}
+    if lhs.status != rhs.status {return false}
+    if lhs.blocked != rhs.blocked {return false}
+    if lhs.sentData != rhs.sentData {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1409,7 +1536,7 @@ nonisolated extension Escrow_V1_ComputeResponse: SwiftProtobuf.Message, SwiftPro
 
 nonisolated extension Escrow_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Error"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0\u{1}message\0\u{3}function_id\0\u{3}flow_id\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0\u{1}message\0\u{3}function_id\0\u{3}flow_id\0\u{1}egress\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1421,6 +1548,7 @@ nonisolated extension Escrow_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._Mes
       case 2: try { try decoder.decodeSingularStringField(value: &self.message) }()
       case 3: try { try decoder.decodeSingularStringField(value: &self.functionID) }()
       case 4: try { try decoder.decodeSingularStringField(value: &self.flowID) }()
+      case 5: try { try decoder.decodeRepeatedMessageField(value: &self.egress) }()
       default: break
       }
     }
@@ -1439,6 +1567,9 @@ nonisolated extension Escrow_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if !self.flowID.isEmpty {
       try visitor.visitSingularStringField(value: self.flowID, fieldNumber: 4)
     }
+    if !self.egress.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.egress, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1447,6 +1578,7 @@ nonisolated extension Escrow_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if lhs.message != rhs.message {return false}
     if lhs.functionID != rhs.functionID {return false}
     if lhs.flowID != rhs.flowID {return false}
+    if lhs.egress != rhs.egress {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

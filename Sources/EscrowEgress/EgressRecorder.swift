@@ -1,0 +1,82 @@
+import EscrowCore
+import Synchronization
+
+/// The network client one run's compute function is handed: it sends through the escrow's client
+/// and observes every request on the way (host, method, bytes, status, whether the individual's
+/// data appears in it), refusing those to a blocked domain.
+///
+/// One recorder per run: `observations` are that run's requests, in the order they were sent.
+/// Only domain-level facts are kept; the URL, headers and body are looked at (for the sent-data
+/// hint) and forgotten.
+///
+/// Thread safety: `send` may be called from any number of tasks of the run at once.
+public final class EgressRecorder: NetworkClient {
+    /// The most requests one run may make; further ones are refused (and not recorded).
+    public static let defaultLimit = 10_000
+
+    private let base: any NetworkClient
+    private let blocked: DomainSet
+    private let scanner: SentValueScanner
+    private let clock: any WallClock
+    private let limit: Int
+    private let recorded = Mutex<[EgressObservation]>([])
+
+    /// - Parameters:
+    ///   - base: the client requests go out through.
+    ///   - blocked: domains the individual blocks: a request under one fails with
+    ///     `ComputeError.blocked` and is recorded as blocked.
+    ///   - scanner: the run's input values, for the sent-data hint.
+    ///   - clock: when each request was sent.
+    ///   - limit: the most requests the run may make.
+    public init(base: any NetworkClient, blocked: DomainSet = DomainSet(), scanner: SentValueScanner,
+                clock: any WallClock = .system, limit: Int = EgressRecorder.defaultLimit) {
+        self.base = base
+        self.blocked = blocked
+        self.scanner = scanner
+        self.clock = clock
+        self.limit = limit
+    }
+
+    /// The requests made so far, oldest first.
+    public var observations: [EgressObservation] { recorded.withLock { $0 } }
+
+    public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
+        guard let url = RequestURL(request.url) else {
+            // Nothing was sent: there is no host to record.
+            throw ComputeError.serviceFailed("'\(request.url)' is not an http(s) URL with a valid host")
+        }
+        var observation = EgressObservation(
+            time: Int64(clock.secondsSince1970.rounded(.down)), host: url.hostName.text, method: request.method,
+            bytesOut: Self.bytesOut(request), bytesIn: 0, status: nil, blocked: false,
+            sentData: scanner.appears(inURL: request.url, body: request.body))
+        let blockedBy = blocked.match(url.hostName)
+        observation.blocked = blockedBy != nil
+        let index = try recorded.withLock { list throws(ComputeError) -> Int in
+            guard list.count < limit else { throw .tooManyRequests(limit: limit) }
+            list.append(observation)
+            return list.count - 1
+        }
+        if let blockedBy { throw ComputeError.blocked(host: url.hostName.text, domain: blockedBy) }
+        let response = try await base.send(request)
+        recorded.withLock { list in
+            list[index].status = response.status
+            list[index].bytesIn = response.body.count
+        }
+        return response
+    }
+
+    /// Adds requests another client made for this run: those a compute server reports back. Up to
+    /// the run's limit; the rest are dropped (the server enforces the same limit).
+    public func add(reported: [EgressObservation]) {
+        recorded.withLock { list in
+            list.append(contentsOf: reported.prefix(max(0, limit - list.count)))
+        }
+    }
+
+    /// What a request carries out: its URL, its header fields and its body.
+    static func bytesOut(_ request: NetworkRequest) -> Int {
+        var count = request.method.utf8.count + request.url.utf8.count + request.body.count
+        for (name, value) in request.headers { count += name.utf8.count + value.utf8.count + 4 }
+        return count
+    }
+}

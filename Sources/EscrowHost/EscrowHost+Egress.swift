@@ -1,0 +1,103 @@
+import EscrowCore
+import EscrowEgress
+import EscrowNetwork
+import EscrowStore
+import Logging
+import Synchronization
+
+/// One run's egress: the individual's filters as they were when it started, and the recorder its
+/// compute function's requests go through (or, on a compute server, are reported into).
+struct Egress: Sendable {
+    let policy: EgressPolicy
+    /// The blocked domains, for a compute server to apply.
+    let blockedDomains: [String]
+    let recorder: EgressRecorder
+
+    init(filters: EgressFilters, input: Frame, network: any NetworkClient, clock: any WallClock) throws {
+        let (policy, blocked) = try filters.policy()
+        self.policy = policy
+        self.blockedDomains = blocked
+        self.recorder = EgressRecorder(base: network, blocked: policy.blocked, scanner: SentValueScanner(input), clock: clock)
+    }
+}
+
+extension EscrowHost {
+    /// The setting naming the tracker lists (adblock filter lists), separated by `:`; EasyList and
+    /// EasyPrivacy from Debian's package when absent.
+    public static let trackerListsSetting = "tracker-lists"
+
+    /// Where this home's classifier reads its lists.
+    static func egressSources(_ state: StateDatabase) throws(StoreError) -> EgressClassifier.Sources {
+        var sources = EgressClassifier.Sources()
+        let setting: String?
+        do {
+            setting = try state.setting(trackerListsSetting)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(message: "the setting \(trackerListsSetting) cannot be read: \(error)")
+        }
+        if let value = setting, !value.isEmpty {
+            sources.trackerLists = value.split(separator: ":").map(String.init)
+        }
+        return sources
+    }
+
+    /// The setting of hosts the network client reaches at fixed addresses instead of through DNS:
+    /// `HOST=ADDRESS` entries separated by spaces (`HostResolution`).
+    public static let resolveSetting = "network.resolve"
+
+    /// The escrow's HTTP client, with the home's fixed addresses.
+    static func networkClient(_ state: StateDatabase) throws(StoreError) -> HTTPNetworkClient {
+        let value: String?
+        do {
+            value = try state.setting(resolveSetting)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(message: "the setting \(resolveSetting) cannot be read: \(error)")
+        }
+        do {
+            return HTTPNetworkClient(resolve: try HostResolution(parsing: (value ?? "").split(separator: " ")))
+        } catch {
+            throw StoreError(message: "the setting \(resolveSetting) cannot be used: \(error); change it with escrow config set")
+        }
+    }
+
+    private static let reportedLists = Mutex<Set<EgressClassifier.Sources>>([])
+
+    /// Logs, once per process and set of lists, a list the classifier could not read.
+    static func reportUnreadableLists(_ classifier: EgressClassifier, logger: Logger) {
+        let lists = classifier.lists
+        let problems = [lists.suffixes.failure, lists.trackers.failure].compactMap { $0 }
+        guard !problems.isEmpty,
+              reportedLists.withLock({ $0.insert(classifier.sources).inserted }) else { return }
+        for problem in problems {
+            logger.error("egress is recorded without a list it needs", metadata: ["problem": "\(problem)"])
+        }
+    }
+
+    /// Deletes audit entries older than the home's retention setting (`escrow config set
+    /// retention-days N`); a setting that cannot be applied is logged, never fatal to the caller.
+    ///
+    /// - Returns: how many entries were deleted.
+    @discardableResult
+    public func applyRetention() -> Int {
+        do {
+            let deleted = try audit.applyRetention()
+            if deleted > 0 { logger.info("retention deleted old audit entries", metadata: ["entries": "\(deleted)"]) }
+            return deleted
+        } catch {
+            logger.error("could not apply the retention setting", metadata: ["error": "\(error)"])
+            return 0
+        }
+    }
+}
+
+extension Result {
+    /// The error, or nil for a success.
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
