@@ -29,6 +29,8 @@ let package = Package(
         .library(name: "EscrowStore", targets: ["EscrowStore"]),
         .library(name: "EscrowWire", targets: ["EscrowWire"]),
         .library(name: "EscrowEgress", targets: ["EscrowEgress"]),
+        // The compute functions' HTTP client, a product for escrow-bench's client comparison.
+        .library(name: "EscrowNetwork", targets: ["EscrowNetwork"]),
         .library(name: "EscrowReports", targets: ["EscrowReports"]),
     ],
     dependencies: [

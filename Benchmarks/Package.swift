@@ -28,6 +28,9 @@ let package = Package(
         // The versions the main package pins: the benchmarks import these modules themselves.
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
+        // AsyncHTTPClient, only for the side-by-side comparison with our compute functions' HTTP
+        // client (group "egress"); never a dependency of the main package.
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
     ],
     targets: [
         .executableTarget(
@@ -37,6 +40,8 @@ let package = Package(
                 .product(name: "EscrowStore", package: "Escrow"),
                 .product(name: "EscrowCore", package: "Escrow"),
                 .product(name: "EscrowEgress", package: "Escrow"),
+                .product(name: "EscrowNetwork", package: "Escrow"),
+                .product(name: "EscrowReports", package: "Escrow"),
                 .product(name: "EscrowFunctions", package: "Escrow"),
                 .product(name: "EscrowWire", package: "Escrow"),
                 .product(name: "EscrowComputeRuntime", package: "Escrow"),
@@ -48,8 +53,10 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictSettings
         ),

@@ -127,16 +127,31 @@ start "$home/compute.log" "$bin/escrow-compute" --listen 127.0.0.1:0 \
 compute_port=$port
 start "$home/platform.log" "$bin/EscrowPlatform" --listen 127.0.0.1:0
 platform_port=$port
+# The apps' backend answers under the names apps use; the escrow's resolver sends them to it here
+# (never to the internet). One is a real analytics tracker's name, as EasyPrivacy lists it.
+show "$escrow" config set network.resolve "api.weather.example.com=127.0.0.1 ssl.google-analytics.com=127.0.0.1"
 start "$home/daemon.log" "$escrow" serve
 echo "compute server on 127.0.0.1:$compute_port, backend on 127.0.0.1:$platform_port, daemon on $home/escrow.sock"
 show "$escrow" servers add compute-1 --address "127.0.0.1:$compute_port" --ca "$home/certs/ca.pem" \
   --server-name compute-1 --client-cert "$home/certs/client.pem" --client-key "$home/certs/client-key.pem"
 backend="http://127.0.0.1:$platform_port"
 
-step "12. A weather app (the paper's running example): pending, approved, answered"
-out=$("$bin/EscrowWeatherApp" --service "$backend" || true); echo "$out"
-show "$escrow" approve "$(echo "$out" | pending_flow)"
-show "$bin/EscrowWeatherApp" --service "$backend"
+step "12. A weather app (the paper's running example): pending, reviewed, approved, answered"
+weather=(--service "http://api.weather.example.com:$platform_port"
+         --analytics "http://ssl.google-analytics.com:$platform_port/collect")
+out=$("$bin/EscrowWeatherApp" "${weather[@]}" || true); echo "$out"
+weather_flow="$(echo "$out" | pending_flow)"
+echo "Before approving, the individual sees which services its code may contact:"
+show "$escrow" flows show "$weather_flow"
+show "$escrow" approve "$weather_flow"
+show "$bin/EscrowWeatherApp" "${weather[@]}"
+
+step "12b. What left: every domain the weather code contacted, the tracker flagged"
+show "$escrow" flows show "$weather_flow"
+echo "The individual blocks the tracker; the app still gets the weather, the blocked request is recorded:"
+show "$escrow" filter block google-analytics.com
+show "$bin/EscrowWeatherApp" "${weather[@]}"
+show "$escrow" audit show "$("$escrow" audit --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["seq"])')"
 
 step "13. Contact discovery on the compute server: hashed numbers out, only matches back"
 out=$("$bin/EscrowContactDiscoveryApp" --directory "$backend" --server compute-1 || true); echo "$out"
@@ -166,6 +181,12 @@ step "16. Every attempt, allowed or refused, is in the audit log, and the log is
 show "$escrow" flows
 show "$escrow" audit
 show "$escrow" audit verify
+
+step "17. Reports: what each app's code contacted, ranked; a minimized export; an HTML report"
+show "$escrow" report apps
+show "$escrow" report cooccurrence google-analytics.com --window 5
+show "$escrow" export
+show "$escrow" report html --out "$home/transparency-report.html"
 
 step "Done"
 echo "Stopping the daemon, the compute server and the backend."

@@ -109,7 +109,7 @@ struct AuditWitnessCommandTests {
         let setup = try await Self.witnessed()
         defer { setup.remove() }
         let edit = try await SQLiteShell.run(setup.database, """
-            DROP TRIGGER AuditEntry_append_only_delete;
+            DROP TRIGGER AuditEntry_delete_through_checkpoint;
             DELETE FROM AuditEntry WHERE seq = 3;
             UPDATE AuditHead SET seq = 2, hash = (SELECT hash FROM AuditEntry WHERE seq = 2);
             """)
@@ -227,7 +227,7 @@ struct AuditWitnessCommandTests {
         #expect(matching.standardOutput.contains("matches the head kept elsewhere: entry 3"), "\(matching)")
 
         let edit = try await SQLiteShell.run(home.url.appendingPathComponent("escrow.sqlite").path, """
-            DROP TRIGGER AuditEntry_append_only_delete;
+            DROP TRIGGER AuditEntry_delete_through_checkpoint;
             DELETE FROM AuditEntry WHERE seq = 3;
             UPDATE AuditHead SET seq = 2, hash = (SELECT hash FROM AuditEntry WHERE seq = 2);
             """)

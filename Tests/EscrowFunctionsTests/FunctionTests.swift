@@ -174,7 +174,7 @@ import Testing
         await #expect(throws: ComputeError.networkUnavailable) {
             try await run("weather.current", point, parameters: ["service": "http://127.0.0.1:1"])
         }
-        await #expect(throws: ComputeError.invalidParameter(name: "service", reason: "give the weather service's http(s) base URL")) {
+        await #expect(throws: ComputeError.invalidParameter(name: "service", reason: "give an http:// or https:// URL")) {
             try await run("weather.current", point, parameters: ["service": "file:///etc/passwd"])
         }
     }

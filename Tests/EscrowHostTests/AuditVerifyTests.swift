@@ -27,6 +27,7 @@ import Testing
         try database.execute("""
             DROP TRIGGER IF EXISTS AuditEntry_append_only_update;
             DROP TRIGGER IF EXISTS AuditEntry_append_only_delete;
+            DROP TRIGGER IF EXISTS AuditEntry_delete_through_checkpoint;
             \(sql)
             """)
     }

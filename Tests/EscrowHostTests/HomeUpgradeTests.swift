@@ -18,6 +18,10 @@ import Testing
             // Turn the state file back into schema version 3, as escrow made it before the caller column.
             let state = try Database(path: temporary.home.stateDatabasePath, mode: .readWrite)
             try state.execute("""
+                DROP TABLE EgressRequest; DROP TABLE EgressFilter; DROP TABLE AuditCheckpoint;
+                DROP TRIGGER AuditEntry_delete_through_checkpoint;
+                CREATE TRIGGER AuditEntry_append_only_delete BEFORE DELETE ON AuditEntry
+                BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
                 ALTER TABLE Flow DROP COLUMN programDigest; ALTER TABLE Flow DROP COLUMN programPath;
                 DROP TABLE WitnessedHead; DROP TABLE AuditWitness;
                 ALTER TABLE AuditEntry DROP COLUMN serverComputeMs; ALTER TABLE AuditEntry DROP COLUMN caller;

@@ -16,6 +16,7 @@ public enum AuditTampering {
             try database.execute("""
                 DROP TRIGGER IF EXISTS AuditEntry_append_only_update;
                 DROP TRIGGER IF EXISTS AuditEntry_append_only_delete;
+                DROP TRIGGER IF EXISTS AuditEntry_delete_through_checkpoint;
                 """)
             var prevHash = entries.first?.prevHash ?? String(repeating: "0", count: 64)
             for entry in entries {
