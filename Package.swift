@@ -267,7 +267,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "EscrowEgressTests", dependencies: ["EscrowEgress", "EscrowCore"], swiftSettings: strictSettings),
-        .testTarget(name: "EscrowReportsTests", dependencies: ["EscrowReports", "EscrowEgress", "EscrowCore"],
+        .testTarget(name: "EscrowReportsTests", dependencies: ["EscrowReports", "EscrowEgress", "EscrowCore", "EscrowTestSupport"],
                     swiftSettings: strictSettings),
         .testTarget(name: "EscrowCoreTests", dependencies: ["EscrowCore", "EscrowTestSupport"], swiftSettings: strictSettings),
         .testTarget(
@@ -293,7 +293,7 @@ let package = Package(
             name: "EscrowHostTests",
             dependencies: [
                 "EscrowHost", "EscrowDaemon", "EscrowStore", "EscrowCore", "EscrowFunctions", "EscrowWire",
-                "EscrowTestSupport", "CSQLite",
+                "EscrowEgress", "EscrowNetwork", "EscrowTestSupport", "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),

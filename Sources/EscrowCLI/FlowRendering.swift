@@ -40,7 +40,7 @@ enum FlowRendering {
     }
 
     /// One flow object with its decision history and recent runs (see docs/CLI.md).
-    static func json(_ flow: FlowRecord, history: [DecisionRecord], runs: [AuditEntry]) -> String {
+    static func json(_ flow: FlowRecord, history: [DecisionRecord], runs: [AuditEntry], contacted: [ContactedHost]) -> String {
         var writer = JSONWriter.forDisplay()
         writer.object { object in
             fields(of: flow, into: &object)
@@ -55,6 +55,28 @@ enum FlowRendering {
             }
             object.field("runs") { writer in
                 writer.array(runs) { writer, entry in writer.object { AuditRendering.fields(of: entry, into: &$0) } }
+            }
+            object.field("services") { writer in
+                writer.array(declaredServices(flow)) { writer, service in
+                    writer.object { object in
+                        object.field("parameter", service.name)
+                        object.field("host", service.host)
+                        object.field("summary", service.summary)
+                    }
+                }
+            }
+            object.field("contacted") { writer in
+                writer.array(contacted) { writer, host in
+                    writer.object { object in
+                        object.field("host", host.host)
+                        object.field("domain", host.domain)
+                        object.field("tracker", host.tracker)
+                        object.field("requests", int: host.requests)
+                        object.field("blocked", int: host.blocked)
+                        object.field("sentData", int: host.sentData)
+                        object.field("runs") { writer in writer.array(host.runs) { $0.int(Int64($1)) } }
+                    }
+                }
             }
         }
         return writer.text

@@ -32,11 +32,11 @@ struct FlowsShowCommand: AsyncParsableCommand {
             let record = try flows.flow(flow)
             let history = try flows.history(record.id)
             let runs = try AuditLog(state: state).entries(AuditFilter(flow: record.id), limit: Self.recentRuns)
+            let contacted = try EgressLog(state: state).hosts(ofFlow: record.id)
             if json {
-                print(FlowRendering.json(record, history: history, runs: runs))
+                print(FlowRendering.json(record, history: history, runs: runs, contacted: contacted))
             } else {
                 let check = FlowRendering.Check(record, home: try global.escrowHome())
-                let contacted = try EgressLog(state: state).hosts(ofFlow: record.id)
                 print(FlowRendering.text(record, check: check, history: history, runs: runs, contacted: contacted,
                                          palette: .standardOutput),
                       terminator: "")

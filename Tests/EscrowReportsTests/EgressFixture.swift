@@ -1,6 +1,7 @@
 import EscrowCore
 import EscrowEgress
 import EscrowReports
+import EscrowTestSupport
 
 /// Recorded runs and requests for the egress report tests, with every field the test does not
 /// care about filled in.
@@ -20,23 +21,11 @@ enum EgressFixture {
         RecordedRun(app: app, flowID: "flow", seq: seq, time: time, durationMs: durationMs)
     }
 
-    /// A deterministic pseudo-random generator (SplitMix64), so large fixtures are the same on every run.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
 
     /// `count` requests of 50 apps to 2,000 hosts under 500 domains over a day, a tenth to trackers.
     static func many(_ count: Int, seed: UInt64 = 14) -> [RecordedRequest] {
-        var generator = Generator(state: seed)
+        var generator = SplitMix64(seed: seed)
         return (0..<count).map { index in
             let domainIndex = Int.random(in: 0..<500, using: &generator)
             let domain = "site\(domainIndex).example"

@@ -1,6 +1,7 @@
 import EscrowCore
 import EscrowEgress
 import EscrowReports
+import EscrowTestSupport
 import Foundation
 import Testing
 
@@ -142,7 +143,7 @@ import Testing
     }
 
     @Test func theSameRequestsInAnyOrderGiveTheSameBytes() {
-        var generator = EgressFixture.Generator(state: 48)
+        var generator = SplitMix64(seed: 48)
         let requests = Fixture.many(2_000)
         #expect(MinimizedExport.ndjson(requests.shuffled(using: &generator)) == MinimizedExport.ndjson(requests))
         #expect(MinimizedExport.json(requests.reversed()) == MinimizedExport.json(requests))

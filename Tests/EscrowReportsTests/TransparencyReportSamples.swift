@@ -1,6 +1,7 @@
 import EscrowCore
 import EscrowEgress
 import EscrowReports
+import EscrowTestSupport
 
 /// Realistic inputs for the transparency report tests: three apps (one with a hostile id), about
 /// 500 requests over ten days to first-party hosts and trackers, dataflows in every status, and
@@ -60,7 +61,7 @@ enum TransparencyReportSamples {
 
     /// About 500 requests of the three apps over ten days, more on weekdays, in time order.
     static func requests() -> [RecordedRequest] {
-        var random = SplitMix(seed: 0x5EED)
+        var random = SplitMix64(seed: 0x5EED)
         var requests: [RecordedRequest] = []
         let perDay: [(app: String, count: Int, perRun: Int)] = [(weather, 24, 4), (fitness, 18, 6), (hostileApp, 6, 2)]
         for day in 0..<10 {
@@ -140,20 +141,5 @@ enum TransparencyReportSamples {
     static func report(generated: String = "2026-11-20 09:30 UTC") -> TransparencyReport {
         let requests = requests()
         return TransparencyReport(generated: generated, flows: flows, apps: apps(for: requests), requests: requests)
-    }
-
-    /// A deterministic pseudo-random generator (SplitMix64), so the samples are the same on every run.
-    struct SplitMix {
-        var state: UInt64
-
-        init(seed: UInt64) { state = seed }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

@@ -1,10 +1,11 @@
 import EscrowCore
 import EscrowEgress
-import Testing
 @testable import EscrowReports
+import EscrowTestSupport
+import Testing
 
 /// The HTML transparency report as text: hostile input escaped everywhere, nothing loaded from
-/// outside, the empty report, the three charts, and bounded size and time for 100,000 requests.
+/// outside, the empty report, the three charts, and a bounded size for 100,000 requests.
 /// (ChromiumReportTests renders it in a browser.)
 struct TransparencyReportTests {
     // MARK: - Hostile text
@@ -158,7 +159,7 @@ struct TransparencyReportTests {
 
     /// `count` requests of 50 apps to 2,000 domains over a year, every tenth domain a tracker.
     static func manyRequests(_ count: Int) -> [RecordedRequest] {
-        var random = TransparencyReportSamples.SplitMix(seed: 100_000)
+        var random = SplitMix64(seed: 100_000)
         return (0..<count).map { _ in
             let domainIndex = Int(random.next() % 2_000)
             let domain = "site\(domainIndex).example"

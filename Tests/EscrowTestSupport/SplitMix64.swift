@@ -1,6 +1,6 @@
 /// A small deterministic random number generator (SplitMix64), so generated test data and
 /// mutation tests are the same on every run.
-public struct SplitMix64: Sendable {
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     public init(seed: UInt64) { state = seed }
