@@ -38,7 +38,8 @@ public final class EscrowHost: Sendable {
     private let assets: AssetStore
     let logger: Logger
 
-    /// Opens the host over an initialised escrow home.
+    /// Opens the host over an initialised escrow home, deleting audit entries older than its
+    /// retention setting, if it has one.
     ///
     /// - Throws: `StoreError` when the home is not initialised or cannot be opened.
     /// - Parameters:
@@ -71,6 +72,8 @@ public final class EscrowHost: Sendable {
         }
         self.assets = AssetStore(root: home.assetsURL)
         self.logger = logger
+        // The retention setting applies whenever a host opens (the daemon also applies it hourly).
+        applyRetention()
     }
 
     /// Runs a dataflow and returns compute()'s output.
