@@ -1,4 +1,9 @@
 import EscrowCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A host name as the escrow compares it: ASCII (internationalized labels in their `xn--` form),
 /// lower case, without a trailing dot, its labels checked; or an IP address.
@@ -22,7 +27,7 @@ public struct HostName: Sendable, Hashable, CustomStringConvertible {
         if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
         if host.hasSuffix(".") { host = host.dropLast() }
         guard !host.isEmpty else { return nil }
-        if HostAddress.isIPLiteral(String(host)) {
+        if Self.isIPAddress(String(host)) {
             text = host.lowercased()
             isIPAddress = true
             return
@@ -76,6 +81,15 @@ public struct HostName: Sendable, Hashable, CustomStringConvertible {
         }
         guard labelLength > 0, previous != UInt8(ascii: "-") else { return nil }
         return String(host)
+    }
+
+    /// Whether `text` is an IPv4 address (four numbers up to 255) or an IPv6 address as
+    /// inet_pton(3) reads it. Not `HostAddress.isIPLiteral` alone: it takes any text with a colon
+    /// for IPv6, and `http://x.com/` is no address.
+    private static func isIPAddress(_ text: String) -> Bool {
+        guard text.contains(":") else { return HostAddress.isIPLiteral(text) }
+        var address = in6_addr()
+        return inet_pton(AF_INET6, text, &address) == 1
     }
 
     /// Letters, digits, `-` and `_` (used by real hosts, e.g. `_dmarc`), 1 to 63 bytes, not

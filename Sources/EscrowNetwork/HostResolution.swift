@@ -22,8 +22,8 @@ public struct HostResolution: Sendable, Hashable {
             guard let equals = entry.firstIndex(of: "=") else { throw .notAnEntry(String(entry)) }
             let name = entry[..<equals], address = String(entry[entry.index(after: equals)...])
             guard let host = HostName(name), !host.isIPAddress else { throw .notAHostName(String(name)) }
-            guard HostAddress.isIPLiteral(address) else { throw .notAnAddress(address) }
-            addresses[host.text] = address
+            guard let literal = HostName(address), literal.isIPAddress else { throw .notAnAddress(address) }
+            addresses[host.text] = literal.text
         }
     }
 

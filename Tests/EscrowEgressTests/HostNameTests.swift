@@ -19,7 +19,7 @@ import Testing
         #expect(host.isIPAddress == isIP)
     }
 
-    @Test(arguments: ["", ".", "..", "a..b", ".example.com", "-a.com", "a-.com", "a.b-.com", "a.-b.com", "a.com-", "a.com..", "exa mple.com", "a/b.com", "a.com\u{0}",
+    @Test(arguments: ["", ".", "..", "a..b", ".example.com", "-a.com", "a-.com", "a.b-.com", "a.-b.com", "a.com-", "a.com..", "exa mple.com", "a/b.com", "http://x.com/", "a:b", ":::", "1:2:3:4:5:6:7:8:9", "a.com\u{0}",
                       String(repeating: "a", count: 64) + ".com", Array(repeating: "abcdefghi", count: 26).joined(separator: ".")])
     func refusesWhatIsNoHost(raw: String) {
         #expect(HostName(raw) == nil)
