@@ -187,6 +187,7 @@ show "$escrow" report apps
 show "$escrow" report cooccurrence google-analytics.com --window 5
 show "$escrow" export
 show "$escrow" report html --out "$home/transparency-report.html"
+echo "(one self-contained page with the dataflows, each app's metrics and charts; with --keep DIR it stays in DIR)"
 
 step "Done"
 echo "Stopping the daemon, the compute server and the backend."
