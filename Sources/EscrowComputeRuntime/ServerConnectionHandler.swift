@@ -149,7 +149,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
             channel.eventLoop.execute { handler.value.finished(id, reply: message, channel: channel, state: state) }
         }
         // The function's requests go through a recorder of this call, reported back with its reply.
-        let recorder = EgressRecorder(base: network, blocked: blocked, scanner: SentValueScanner(input))
+        let recorder = EgressRecorder(base: network, blocked: blocked, input: input)
         let call = Call(function: function, input: input,
                         context: ComputeContext(parameters: ComputeParameters(request.parameters), network: recorder),
                         recorder: recorder, id: id, functionID: request.functionID)

@@ -17,7 +17,7 @@ struct Egress: Sendable {
         let (policy, blocked) = try filters.policy()
         self.policy = policy
         self.blockedDomains = blocked
-        self.recorder = EgressRecorder(base: network, blocked: policy.blocked, scanner: SentValueScanner(input), clock: clock)
+        self.recorder = EgressRecorder(base: network, blocked: policy.blocked, input: input, clock: clock)
     }
 }
 
