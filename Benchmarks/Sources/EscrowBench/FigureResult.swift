@@ -2,7 +2,7 @@
 /// same unit.
 struct FigureResult: Encodable, Sendable {
     let name: String
-    /// "ms", "µs", "MB", "calls/s" or "×" (a ratio of two figures taken in the same run).
+    /// "ms", "µs", "ns", "MB", "calls/s", "lookups/s", "requests/s" or "×" (a ratio of two figures taken in the same run).
     let unit: String
     let median: Double
     let min: Double
@@ -43,9 +43,11 @@ struct FigureResult: Encodable, Sendable {
     enum Unit: String, Sendable {
         case milliseconds = "ms"
         case microseconds = "µs"
+        case nanoseconds = "ns"
         case megabytes = "MB"
         case callsPerSecond = "calls/s"
         case lookupsPerSecond = "lookups/s"
+        case requestsPerSecond = "requests/s"
         case ratio = "×"
 
         /// Units per second, for time units; 1 for the others (their values are given as they are).
@@ -53,7 +55,8 @@ struct FigureResult: Encodable, Sendable {
             switch self {
             case .milliseconds: 1e3
             case .microseconds: 1e6
-            case .megabytes, .callsPerSecond, .lookupsPerSecond, .ratio: 1
+            case .nanoseconds: 1e9
+            case .megabytes, .callsPerSecond, .lookupsPerSecond, .requestsPerSecond, .ratio: 1
             }
         }
     }

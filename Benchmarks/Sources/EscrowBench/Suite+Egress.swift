@@ -1,15 +1,26 @@
 import EscrowEgress
 import Foundation
 
-// Tracker lookups (issue 14): how fast a host is matched against EasyList + EasyPrivacy, and
-// what the loaded lists cost in memory.
+// Issue 14: tracker lookups (how fast a host is matched against EasyList + EasyPrivacy, and what
+// the loaded lists cost in memory), then recording (Suite+EgressRecording), the reports
+// (Suite+EgressReports) and our HTTP client against AsyncHTTPClient (Suite+HTTPClients).
 extension Suite {
+    /// Every egress figure: the parts `egress-record`, `egress-reports` and `egress-http` select
+    /// alone.
+    func egress() async throws -> [FigureResult] {
+        var results = try await trackerLookups()
+        results += try await egressRecording()
+        results += try await egressReports()
+        results += try await httpClients()
+        return results
+    }
+
     /// Hosts looked up per repetition: half under a listed domain (one to three labels deeper,
     /// as real tracker hosts are), half not (names under common suffixes, and listed domains
     /// with a `x-` prefix glued to their first label, which must not match).
     static let egressHostCount = 20_000
 
-    func egress() async throws -> [FigureResult] {
+    func trackerLookups() async throws -> [FigureResult] {
         let before = try Self.ownAnonymousMegabytes()
         let clock = ContinuousClock()
         var list = TrackerList()

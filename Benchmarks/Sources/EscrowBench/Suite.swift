@@ -30,7 +30,8 @@ struct Suite {
 
     /// The figure groups, by the key `--only` selects them with.
     static let groups = ["contacts", "photos", "init", "import", "location", "audit", "remote", "codec", "grpc", "flows", "contacts-flow",
-                         "photos-flow", "split", "throughput", "memory", "egress", "flood"]
+                         "photos-flow", "split", "throughput", "memory", "egress", "egress-record",
+                         "egress-reports", "egress-http", "flood"]
 
     /// Groups a full run leaves out: only `--only` runs them (the flood takes the whole machine).
     static let optInGroups: Set<String> = ["flood"]
@@ -56,6 +57,13 @@ struct Suite {
             case "memory": results += try await daemonMemory()
             case "egress": results += try await egress()
             case "flood": results += try await flood()
+            // Parts of the egress group, each selectable alone: when "egress" runs, they come with it.
+            case "egress-record" where only.isEmpty || only.contains("egress"),
+                 "egress-reports" where only.isEmpty || only.contains("egress"),
+                 "egress-http" where only.isEmpty || only.contains("egress"): break
+            case "egress-record": results += try await egressRecording()
+            case "egress-reports": results += try await egressReports()
+            case "egress-http": results += try await httpClients()
             // The location, contacts-flow and photos-flow figures are parts of Figure 3, each
             // selectable alone (for profiling): when "flows" runs, they come with it.
             case "location" where only.isEmpty || only.contains("flows"),
