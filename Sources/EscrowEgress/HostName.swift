@@ -87,9 +87,16 @@ public struct HostName: Sendable, Hashable, CustomStringConvertible {
     /// inet_pton(3) reads it. Not `HostAddress.isIPLiteral` alone: it takes any text with a colon
     /// for IPv6, and `http://x.com/` is no address.
     private static func isIPAddress(_ text: String) -> Bool {
-        guard text.contains(":") else { return HostAddress.isIPLiteral(text) }
-        var address = in6_addr()
-        return inet_pton(AF_INET6, text, &address) == 1
+        // One pass over the bytes: a name (the common case) has a letter and no colon.
+        var onlyDigitsAndDots = true
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: ":") {
+                var address = in6_addr()
+                return inet_pton(AF_INET6, text, &address) == 1
+            }
+            if byte != UInt8(ascii: "."), !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { onlyDigitsAndDots = false }
+        }
+        return onlyDigitsAndDots && HostAddress.isIPLiteral(text)
     }
 
     /// Letters, digits, `-` and `_` (used by real hosts, e.g. `_dmarc`), 1 to 63 bytes, not

@@ -25,11 +25,10 @@ import EscrowCore
 /// A needle longer than `maximumNeedleLength` (64) bytes is cut to its first 64 bytes: a long
 /// value is flagged when its beginning is sent. Equal needles are kept once.
 ///
-/// Cost: needles are grouped by length; for each length present (at most 61: 4 through 64), a
-/// 64-bit polynomial rolling hash runs once over the haystack and each window's hash is tested
-/// against a bit set of that length's needle hashes; a hit is confirmed by comparing bytes. A
-/// request therefore costs (distinct needle lengths) × (haystack bytes), whatever the number of
-/// needles. At most `maximumNeedleCount` (100,000) distinct needles are kept, the first ones
+/// Cost: one pass over the haystack, whatever the number and lengths of the needles. Each needle
+/// is filed under its first 8 bytes (4 when it is shorter); at each position of the haystack the
+/// next 8 and next 4 bytes are tested against a bit set of those keys, and only a position that
+/// passes is looked up and compared byte for byte. At most `maximumNeedleCount` (100,000) distinct needles are kept, the first ones
 /// found reading the frame row by row (columns left to right, a text's own bytes before its
 /// encodings); values past the cap are not seen. At most the first `maximumScanLength` (1 MiB)
 /// of the URL and of the body is scanned. URL and body are separate haystacks: a value split
@@ -48,8 +47,8 @@ public struct SentValueScanner: Sendable {
     /// Most bytes scanned of the URL and of the body (each); the rest is not looked at.
     public static let maximumScanLength = 1 << 20
 
-    /// The needles, one group per length, shortest first.
-    private let groups: [NeedleGroup]
+    /// The needles, ready to be looked for.
+    private let needles: NeedleTable
 
     /// Number of distinct needles collected (text, its encodings, numbers, blob prefixes).
     public let needleCount: Int
@@ -72,7 +71,7 @@ public struct SentValueScanner: Sendable {
                 if collector.isFull { break reading }
             }
         }
-        groups = collector.sealedGroups()
+        needles = collector.needles.sealed()
         needleCount = collector.count
     }
 
@@ -86,7 +85,7 @@ public struct SentValueScanner: Sendable {
     ///   - body: the request's body.
     /// - Returns: true when a needle occurs in `url` or in `body` — a hint, not a promise.
     public func appears(inURL url: String, body: [UInt8]) -> Bool {
-        guard !groups.isEmpty else { return false }
+        guard !needles.isEmpty else { return false }
         var url = url
         let inURL = url.withUTF8 { scan(UnsafeBufferPointer(rebasing: $0.prefix(Self.maximumScanLength)), isURL: true) }
         if inURL { return true }
@@ -96,17 +95,16 @@ public struct SentValueScanner: Sendable {
     }
 
     private func scan(_ haystack: UnsafeBufferPointer<UInt8>, isURL: Bool) -> Bool {
-        for group in groups where group.length <= haystack.count && (!isURL || group.hasURLNeedles) {
-            if group.occurs(in: haystack, isURL: isURL) { return true }
-        }
-        return false
+        guard !isURL || needles.hasURLNeedles else { return false }
+        return needles.occurs(in: haystack, isURL: isURL)
     }
 }
 
-/// Gathers needles group by group until the cap.
+/// Gathers needles, each once, until the cap.
 private struct NeedleCollector {
-    private var groups: [Int: NeedleGroup] = [:]
-    private(set) var count = 0
+    private var seen: Set<[UInt8]> = []
+    private(set) var needles = NeedleTable()
+    var count: Int { seen.count }
 
     var isFull: Bool { count >= SentValueScanner.maximumNeedleCount }
 
@@ -140,112 +138,128 @@ private struct NeedleCollector {
 
     private mutating func add(_ needle: [UInt8], inURL: Bool) {
         guard !isFull else { return }
-        let length = needle.count
-        if groups[length, default: NeedleGroup(length: length)].insert(needle, inURL: inURL) { count += 1 }
-    }
-
-    /// The groups, shortest first, each with its bit set built.
-    func sealedGroups() -> [NeedleGroup] {
-        groups.values.sorted { $0.length < $1.length }.map { $0.sealed() }
+        if seen.insert(needle).inserted {
+            needles.insert(needle, inURL: inURL)
+        } else if inURL {
+            // A text equal to a blob's prefix: look for it in URLs too.
+            needles.allowInURL(needle)
+        }
     }
 }
 
-/// The needles of one length, their hashes, and a bit set of those hashes for the scan.
-private struct NeedleGroup: Sendable {
-    /// Multiplier of the polynomial hash (odd, so every byte stays in the hash).
-    static let base: UInt64 = 0xA076_1D64_78BD_642F
-    /// Multiplier spreading a hash over the bit set (Fibonacci hashing: its top bits are used).
-    static let spread: UInt64 = 0x9E37_79B9_7F4A_7C15
-
-    let length: Int
-    /// The needles end to end: needle `i` is `bytes[i * length ..< (i + 1) * length]`.
+/// The needles, found in one pass over a haystack: each needle is filed under its first bytes
+/// (its first 8 when it has that many, else its first 4), and every position of the haystack is
+/// looked up under its next 8 and next 4 bytes — a bit test each, and a table lookup only for the
+/// few positions that pass it. Keying long needles by 8 bytes keeps a position's candidates few
+/// even when thousands of values share a beginning (phone numbers, coordinates of one city).
+private struct NeedleTable: Sendable {
+    /// The needles end to end, each at `starts[i]` for `lengths[i]` bytes.
     private var bytes: [UInt8] = []
+    private var starts: [Int32] = []
+    private var lengths: [UInt8] = []
     /// Whether needle `i` is looked for in URLs too (false for blob prefixes).
     private var inURL: [Bool] = []
-    /// The first needle with a hash; the next ones with the same hash follow `nextWithSameHash`.
-    private var firstWithHash: [UInt64: Int32] = [:]
-    private var nextWithSameHash: [Int32] = []
     private(set) var hasURLNeedles = false
-    /// One bit per `spread`-ed hash, set for every needle's hash; built by `sealed()`.
-    private var filter: [UInt64] = []
-    private var filterShift: UInt64 = 63
-    /// `base` to the power `length - 1`: the weight of the byte leaving the window.
-    private let leavingWeight: UInt64
+    /// Needles of at least 8 bytes by their first 8, and shorter ones by their first 4.
+    private var byFirst8: [UInt64: [Int32]] = [:]
+    private var byFirst4: [UInt32: [Int32]] = [:]
+    /// One bit per key, set for every key filed; built by `sealed()`, 16 bits per key (a
+    /// position of unrelated bytes passes about once in 16 and is then looked up).
+    private var filter8: [UInt64] = []
+    private var filter4: [UInt64] = []
+    private var filterShift: UInt64 = 64
+    /// Fibonacci hashing: a key times this, its top bits pick the filter bit.
+    static let spread: UInt64 = 0x9E37_79B9_7F4A_7C15
 
-    init(length: Int) {
-        self.length = length
-        var weight: UInt64 = 1
-        for _ in 1..<max(length, 1) { weight = weight &* Self.base }
-        leavingWeight = weight
-    }
+    var isEmpty: Bool { starts.isEmpty }
 
-    static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
-        bytes.reduce(0) { $0 &* base &+ UInt64($1) }
-    }
-
-    /// Adds a needle of this group's length; false when it was there already (a URL needle then
-    /// upgrades an equal blob prefix).
-    mutating func insert(_ needle: [UInt8], inURL url: Bool) -> Bool {
-        let hash = Self.hash(needle)
-        var candidate = firstWithHash[hash] ?? -1
-        while candidate >= 0 {
-            let index = Int(candidate)
-            if bytes[index * length..<(index + 1) * length].elementsEqual(needle) {
-                if url { inURL[index] = true; hasURLNeedles = true }
-                return false
-            }
-            candidate = nextWithSameHash[index]
-        }
-        nextWithSameHash.append(firstWithHash[hash] ?? -1)
-        firstWithHash[hash] = Int32(inURL.count)
-        bytes.append(contentsOf: needle)
+    mutating func insert(_ needle: [UInt8], inURL url: Bool) {
+        let index = Int32(starts.count)
+        starts.append(Int32(bytes.count))
+        lengths.append(UInt8(needle.count))
         inURL.append(url)
         hasURLNeedles = hasURLNeedles || url
-        return true
-    }
-
-    /// The group with its bit set: 32 bits per needle (a window of unrelated bytes passes the bit
-    /// set about once in 32 and is then looked up), a power of two of at least 64.
-    func sealed() -> NeedleGroup {
-        var group = self
-        var bitsLog2 = 6
-        while (1 << bitsLog2) < inURL.count * 32 { bitsLog2 += 1 }
-        group.filterShift = UInt64(64 - bitsLog2)
-        group.filter = [UInt64](repeating: 0, count: (1 << bitsLog2) / 64)
-        for hash in firstWithHash.keys {
-            let bit = (hash &* Self.spread) >> group.filterShift
-            group.filter[Int(bit >> 6)] |= 1 << (bit & 63)
-        }
-        return group
-    }
-
-    /// Whether a needle of this group (a URL one when `isURL`) occurs in `haystack`.
-    func occurs(in haystack: UnsafeBufferPointer<UInt8>, isURL: Bool) -> Bool {
-        guard haystack.count >= length else { return false }
-        var hash = Self.hash(haystack[0..<length])
-        var start = 0
-        return filter.withUnsafeBufferPointer { filter in
-            while true {
-                let bit = (hash &* Self.spread) >> filterShift
-                if filter[Int(bit >> 6)] & (1 << (bit & 63)) != 0, confirm(hash, at: start, in: haystack, isURL: isURL) {
-                    return true
-                }
-                let end = start + length
-                guard end < haystack.count else { return false }
-                hash = (hash &- UInt64(haystack[start]) &* leavingWeight) &* Self.base &+ UInt64(haystack[end])
-                start += 1
+        bytes.append(contentsOf: needle)
+        needle.withUnsafeBytes { raw in
+            if needle.count >= 8 {
+                byFirst8[raw.loadUnaligned(as: UInt64.self), default: []].append(index)
+            } else {
+                byFirst4[raw.loadUnaligned(as: UInt32.self), default: []].append(index)
             }
         }
     }
 
-    /// Whether a needle with `hash` really is the window at `start` (bytes compared).
-    private func confirm(_ hash: UInt64, at start: Int, in haystack: UnsafeBufferPointer<UInt8>, isURL: Bool) -> Bool {
-        var candidate = firstWithHash[hash] ?? -1
-        let window = haystack[start..<start + length]
-        while candidate >= 0 {
+    /// The table with its bit sets, sized to the needles (64 bits at least, 2^20 at most).
+    func sealed() -> NeedleTable {
+        var table = self
+        var bitsLog2 = 6
+        while bitsLog2 < 20, (1 << bitsLog2) < max(byFirst8.count, byFirst4.count) * 16 { bitsLog2 += 1 }
+        table.filterShift = UInt64(64 - bitsLog2)
+        var filter8 = [UInt64](repeating: 0, count: (1 << bitsLog2) / 64)
+        var filter4 = filter8
+        for key in byFirst8.keys { table.set(&filter8, key) }
+        for key in byFirst4.keys { table.set(&filter4, UInt64(key)) }
+        table.filter8 = filter8
+        table.filter4 = filter4
+        return table
+    }
+
+    /// Looks for `needle` (inserted before) in URLs too.
+    mutating func allowInURL(_ needle: [UInt8]) {
+        for index in starts.indices where Int(lengths[index]) == needle.count
+            && bytes[Int(starts[index])..<Int(starts[index]) + needle.count].elementsEqual(needle) {
+            inURL[index] = true
+            hasURLNeedles = true
+        }
+    }
+
+    private func bit(_ key: UInt64) -> (word: Int, mask: UInt64) {
+        let bit = (key &* Self.spread) >> filterShift
+        return (Int(bit >> 6), 1 << (bit & 63))
+    }
+
+    private func set(_ filter: inout [UInt64], _ key: UInt64) {
+        let (word, mask) = bit(key)
+        filter[word] |= mask
+    }
+
+    /// Whether a needle (a URL one when `isURL`) occurs in `haystack`.
+    func occurs(in haystack: UnsafeBufferPointer<UInt8>, isURL: Bool) -> Bool {
+        guard haystack.count >= SentValueScanner.minimumValueLength, let base = haystack.baseAddress else { return false }
+        let raw = UnsafeRawPointer(base)
+        let count = haystack.count
+        return filter8.withUnsafeBufferPointer { filter8 in
+            filter4.withUnsafeBufferPointer { filter4 in
+                for position in 0...(count - 4) {
+                    if position + 8 <= count {
+                        let key = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                        let (word, mask) = bit(key)
+                        if filter8[word] & mask != 0, let candidates = byFirst8[key],
+                           matches(candidates, at: position, in: haystack, isURL: isURL) {
+                            return true
+                        }
+                    }
+                    let key = raw.loadUnaligned(fromByteOffset: position, as: UInt32.self)
+                    let (word, mask) = bit(UInt64(key))
+                    if filter4[word] & mask != 0, let candidates = byFirst4[key],
+                       matches(candidates, at: position, in: haystack, isURL: isURL) {
+                        return true
+                    }
+                }
+                return false
+            }
+        }
+    }
+
+    /// Whether one of `candidates` is the haystack's bytes at `position`.
+    private func matches(_ candidates: [Int32], at position: Int, in haystack: UnsafeBufferPointer<UInt8>,
+                         isURL: Bool) -> Bool {
+        for candidate in candidates {
             let index = Int(candidate)
-            if (!isURL || inURL[index]), bytes[index * length..<(index + 1) * length].elementsEqual(window) { return true }
-            candidate = nextWithSameHash[index]
+            let length = Int(lengths[index])
+            guard position + length <= haystack.count, !isURL || inURL[index] else { continue }
+            let start = Int(starts[index])
+            if bytes[start..<start + length].elementsEqual(haystack[position..<position + length]) { return true }
         }
         return false
     }
