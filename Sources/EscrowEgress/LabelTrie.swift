@@ -28,8 +28,8 @@ struct LabelTrie: Sendable {
     /// Every node's label, one after another.
     private var labelBytes: [UInt8] = []
     // The table of children: slot → node (0: empty; the root is nobody's child) and its hash.
-    private var slots: [Int32] = Array(repeating: 0, count: 1024)
-    private var slotHashes: [UInt64] = Array(repeating: 0, count: 1024)
+    private var slots: [Int32] = Array(repeating: 0, count: 16)
+    private var slotHashes: [UInt64] = Array(repeating: 0, count: 16)
 
     /// Names stored.
     private(set) var count = 0

@@ -25,10 +25,9 @@ import EscrowCore
 /// A needle longer than `maximumNeedleLength` (64) bytes is cut to its first 64 bytes: a long
 /// value is flagged when its beginning is sent. Equal needles are kept once.
 ///
-/// Cost: one pass over the haystack, whatever the number and lengths of the needles. Each needle
-/// is filed under its first 8 bytes (4 when it is shorter); at each position of the haystack the
-/// next 8 and next 4 bytes are tested against a bit set of those keys, and only a position that
-/// passes is looked up and compared byte for byte. At most `maximumNeedleCount` (100,000) distinct needles are kept, the first ones
+/// Cost: one pass over the haystack, whatever the number and lengths of the needles: at each
+/// position a bit test on its next 8 and next 4 bytes, and only where a needle begins so, a
+/// lookup of the windows of the lengths filed under that beginning (see `NeedleTable`). At most `maximumNeedleCount` (100,000) distinct needles are kept, the first ones
 /// found reading the frame row by row (columns left to right, a text's own bytes before its
 /// encodings); values past the cap are not seen. At most the first `maximumScanLength` (1 MiB)
 /// of the URL and of the body is scanned. URL and body are separate haystacks: a value split
@@ -102,9 +101,8 @@ public struct SentValueScanner: Sendable {
 
 /// Gathers needles, each once, until the cap.
 private struct NeedleCollector {
-    private var seen: Set<[UInt8]> = []
     private(set) var needles = NeedleTable()
-    var count: Int { seen.count }
+    var count: Int { needles.count }
 
     var isFull: Bool { count >= SentValueScanner.maximumNeedleCount }
 
@@ -137,21 +135,19 @@ private struct NeedleCollector {
     }
 
     private mutating func add(_ needle: [UInt8], inURL: Bool) {
-        guard !isFull else { return }
-        if seen.insert(needle).inserted {
-            needles.insert(needle, inURL: inURL)
-        } else if inURL {
-            // A text equal to a blob's prefix: look for it in URLs too.
-            needles.allowInURL(needle)
-        }
+        needle.withUnsafeBufferPointer { needles.insert($0, inURL: inURL, unlessFull: SentValueScanner.maximumNeedleCount) }
     }
 }
 
-/// The needles, found in one pass over a haystack: each needle is filed under its first bytes
-/// (its first 8 when it has that many, else its first 4), and every position of the haystack is
-/// looked up under its next 8 and next 4 bytes — a bit test each, and a table lookup only for the
-/// few positions that pass it. Keying long needles by 8 bytes keeps a position's candidates few
-/// even when thousands of values share a beginning (phone numbers, coordinates of one city).
+/// The needles, found in one pass over a haystack.
+///
+/// Each needle is filed twice: under its first 8 bytes (its first 4 when it is shorter), with the
+/// set of needle lengths filed under that beginning as a bit mask; and under a hash of all its
+/// bytes. At each position of the haystack the next 8 and next 4 bytes are tested against a bit
+/// set of the beginnings; only a position that passes is looked up, and then for each length
+/// under its beginning the window of that length is hashed, looked up and compared byte for byte.
+/// A position costs the same however many values share a beginning (phone numbers, coordinates
+/// of one city): it depends on the distinct lengths there, at most 61.
 private struct NeedleTable: Sendable {
     /// The needles end to end, each at `starts[i]` for `lengths[i]` bytes.
     private var bytes: [UInt8] = []
@@ -160,11 +156,14 @@ private struct NeedleTable: Sendable {
     /// Whether needle `i` is looked for in URLs too (false for blob prefixes).
     private var inURL: [Bool] = []
     private(set) var hasURLNeedles = false
-    /// Needles of at least 8 bytes by their first 8, and shorter ones by their first 4.
-    private var byFirst8: [UInt64: [Int32]] = [:]
-    private var byFirst4: [UInt32: [Int32]] = [:]
-    /// One bit per key, set for every key filed; built by `sealed()`, 16 bits per key (a
-    /// position of unrelated bytes passes about once in 16 and is then looked up).
+    /// Lengths filed under a beginning: bit `n - 1` for length `n` (4 through 64).
+    private var lengthsBy8: [UInt64: UInt64] = [:]
+    private var lengthsBy4: [UInt32: UInt64] = [:]
+    /// The first needle with a full hash; the next ones with the same hash follow `nextSameHash`.
+    private var firstWithHash: [UInt64: Int32] = [:]
+    private var nextSameHash: [Int32] = []
+    /// One bit per beginning, set for every beginning filed; built by `sealed()`, 16 bits per
+    /// beginning (a position of unrelated bytes passes about once in 16 and is then looked up).
     private var filter8: [UInt64] = []
     private var filter4: [UInt64] = []
     private var filterShift: UInt64 = 64
@@ -172,45 +171,69 @@ private struct NeedleTable: Sendable {
     static let spread: UInt64 = 0x9E37_79B9_7F4A_7C15
 
     var isEmpty: Bool { starts.isEmpty }
+    var count: Int { starts.count }
 
-    mutating func insert(_ needle: [UInt8], inURL url: Bool) {
+    /// FNV-1a over the bytes.
+    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return hash
+    }
+
+    /// The needle equal to `bytes` with `hash`, if filed.
+    private func index(of bytes: UnsafeBufferPointer<UInt8>, hash: UInt64) -> Int? {
+        var candidate = firstWithHash[hash] ?? -1
+        while candidate >= 0 {
+            let index = Int(candidate)
+            let start = Int(starts[index])
+            if Int(lengths[index]) == bytes.count, self.bytes[start..<start + bytes.count].elementsEqual(bytes) { return index }
+            candidate = nextSameHash[index]
+        }
+        return nil
+    }
+
+    /// Files `needle` (4 to 64 bytes) unless it is filed already (a URL needle then makes an
+    /// equal blob prefix a URL needle too) or `limit` needles are.
+    mutating func insert(_ needle: UnsafeBufferPointer<UInt8>, inURL url: Bool, unlessFull limit: Int) {
+        let hash = Self.hash(needle)
+        if let existing = index(of: needle, hash: hash) {
+            if url {
+                inURL[existing] = true
+                hasURLNeedles = true
+            }
+            return
+        }
+        guard starts.count < limit, let base = needle.baseAddress else { return }
         let index = Int32(starts.count)
         starts.append(Int32(bytes.count))
         lengths.append(UInt8(needle.count))
         inURL.append(url)
         hasURLNeedles = hasURLNeedles || url
         bytes.append(contentsOf: needle)
-        needle.withUnsafeBytes { raw in
-            if needle.count >= 8 {
-                byFirst8[raw.loadUnaligned(as: UInt64.self), default: []].append(index)
-            } else {
-                byFirst4[raw.loadUnaligned(as: UInt32.self), default: []].append(index)
-            }
+        nextSameHash.append(firstWithHash[hash] ?? -1)
+        firstWithHash[hash] = index
+        let lengthBit: UInt64 = 1 << UInt64(needle.count - 1)
+        let raw = UnsafeRawPointer(base)
+        if needle.count >= 8 {
+            lengthsBy8[raw.loadUnaligned(as: UInt64.self), default: 0] |= lengthBit
+        } else {
+            lengthsBy4[raw.loadUnaligned(as: UInt32.self), default: 0] |= lengthBit
         }
     }
 
-    /// The table with its bit sets, sized to the needles (64 bits at least, 2^20 at most).
+    /// The table with its bit sets, sized to the beginnings (64 bits at least, 2^20 at most).
     func sealed() -> NeedleTable {
         var table = self
         var bitsLog2 = 6
-        while bitsLog2 < 20, (1 << bitsLog2) < max(byFirst8.count, byFirst4.count) * 16 { bitsLog2 += 1 }
+        while bitsLog2 < 20, (1 << bitsLog2) < max(lengthsBy8.count, lengthsBy4.count) * 16 { bitsLog2 += 1 }
         table.filterShift = UInt64(64 - bitsLog2)
         var filter8 = [UInt64](repeating: 0, count: (1 << bitsLog2) / 64)
         var filter4 = filter8
-        for key in byFirst8.keys { table.set(&filter8, key) }
-        for key in byFirst4.keys { table.set(&filter4, UInt64(key)) }
+        for key in lengthsBy8.keys { table.set(&filter8, key) }
+        for key in lengthsBy4.keys { table.set(&filter4, UInt64(key)) }
         table.filter8 = filter8
         table.filter4 = filter4
         return table
-    }
-
-    /// Looks for `needle` (inserted before) in URLs too.
-    mutating func allowInURL(_ needle: [UInt8]) {
-        for index in starts.indices where Int(lengths[index]) == needle.count
-            && bytes[Int(starts[index])..<Int(starts[index]) + needle.count].elementsEqual(needle) {
-            inURL[index] = true
-            hasURLNeedles = true
-        }
     }
 
     private func bit(_ key: UInt64) -> (word: Int, mask: UInt64) {
@@ -234,15 +257,15 @@ private struct NeedleTable: Sendable {
                     if position + 8 <= count {
                         let key = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
                         let (word, mask) = bit(key)
-                        if filter8[word] & mask != 0, let candidates = byFirst8[key],
-                           matches(candidates, at: position, in: haystack, isURL: isURL) {
+                        if filter8[word] & mask != 0, let lengths = lengthsBy8[key],
+                           matches(lengths, at: position, in: haystack, isURL: isURL) {
                             return true
                         }
                     }
                     let key = raw.loadUnaligned(fromByteOffset: position, as: UInt32.self)
                     let (word, mask) = bit(UInt64(key))
-                    if filter4[word] & mask != 0, let candidates = byFirst4[key],
-                       matches(candidates, at: position, in: haystack, isURL: isURL) {
+                    if filter4[word] & mask != 0, let lengths = lengthsBy4[key],
+                       matches(lengths, at: position, in: haystack, isURL: isURL) {
                         return true
                     }
                 }
@@ -251,15 +274,16 @@ private struct NeedleTable: Sendable {
         }
     }
 
-    /// Whether one of `candidates` is the haystack's bytes at `position`.
-    private func matches(_ candidates: [Int32], at position: Int, in haystack: UnsafeBufferPointer<UInt8>,
+    /// Whether a needle of one of `lengths` (a bit mask) is the haystack's bytes at `position`.
+    private func matches(_ lengths: UInt64, at position: Int, in haystack: UnsafeBufferPointer<UInt8>,
                          isURL: Bool) -> Bool {
-        for candidate in candidates {
-            let index = Int(candidate)
-            let length = Int(lengths[index])
-            guard position + length <= haystack.count, !isURL || inURL[index] else { continue }
-            let start = Int(starts[index])
-            if bytes[start..<start + length].elementsEqual(haystack[position..<position + length]) { return true }
+        var remaining = lengths
+        while remaining != 0 {
+            let length = remaining.trailingZeroBitCount + 1
+            remaining &= remaining - 1
+            guard position + length <= haystack.count else { break }
+            let window = UnsafeBufferPointer(rebasing: haystack[position..<position + length])
+            if let index = index(of: window, hash: Self.hash(window)), !isURL || inURL[index] { return true }
         }
         return false
     }
