@@ -15,7 +15,9 @@ public final class EgressRecorder: NetworkClient {
     public static let defaultLimit = 10_000
 
     private let base: any NetworkClient
-    private let blocked: DomainSet
+    /// Reads the blocked domains, on the first request; then `blocked` holds them.
+    private let readBlocked: @Sendable () throws -> DomainSet
+    private let blocked = Mutex<DomainSet?>(nil)
     /// The frame the scanner is made from, on the first request; nil when it was given made.
     private let input: Frame?
     /// The sent-value scanner, once made.
@@ -34,7 +36,7 @@ public final class EgressRecorder: NetworkClient {
     public init(base: any NetworkClient, blocked: DomainSet = DomainSet(), scanner: SentValueScanner,
                 clock: any WallClock = .system, limit: Int = EgressRecorder.defaultLimit) {
         self.base = base
-        self.blocked = blocked
+        self.readBlocked = { blocked }
         self.input = nil
         self.scanner = Mutex(scanner)
         self.clock = clock
@@ -51,10 +53,22 @@ public final class EgressRecorder: NetworkClient {
     ///   - input: the frame the function reads: the sent-data hint looks for its values.
     ///   - clock: when each request was sent.
     ///   - limit: the most requests the run may make.
-    public init(base: any NetworkClient, blocked: DomainSet = DomainSet(), input: Frame,
+    public convenience init(base: any NetworkClient, blocked: DomainSet = DomainSet(), input: Frame,
+                            clock: any WallClock = .system, limit: Int = EgressRecorder.defaultLimit) {
+        self.init(base: base, blocked: { blocked }, input: input, clock: clock, limit: limit)
+    }
+
+    /// A recorder that also reads the blocked domains on the function's first request, so a run
+    /// that contacts nothing never reads the individual's filters. When they cannot be read, the
+    /// request fails and nothing is sent.
+    ///
+    /// - Parameters:
+    ///   - blocked: reads the domains the individual blocks (called once).
+    ///   - others: see `init(base:blocked:input:clock:limit:)`.
+    public init(base: any NetworkClient, blocked: @escaping @Sendable () throws -> DomainSet, input: Frame,
                 clock: any WallClock = .system, limit: Int = EgressRecorder.defaultLimit) {
         self.base = base
-        self.blocked = blocked
+        self.readBlocked = blocked
         self.input = input
         self.scanner = Mutex(nil)
         self.clock = clock
@@ -73,7 +87,7 @@ public final class EgressRecorder: NetworkClient {
             time: Int64(clock.secondsSince1970.rounded(.down)), host: url.hostName.text, method: request.method,
             bytesOut: Self.bytesOut(request), bytesIn: 0, status: nil, blocked: false,
             sentData: sentValueScanner().appears(inURL: request.url, body: request.body))
-        let blockedBy = blocked.match(url.hostName)
+        let blockedBy = try blockedDomains().match(url.hostName)
         observation.blocked = blockedBy != nil
         let index = try recorded.withLock { list throws(ComputeError) -> Int in
             guard list.count < limit else { throw .tooManyRequests(limit: limit) }
@@ -87,6 +101,22 @@ public final class EgressRecorder: NetworkClient {
             list[index].bytesIn = response.body.count
         }
         return response
+    }
+
+    /// The blocked domains, read now if they were not yet.
+    ///
+    /// - Throws: `ComputeError.serviceFailed` when they cannot be read (the request is not sent).
+    private func blockedDomains() throws(ComputeError) -> DomainSet {
+        do {
+            return try blocked.withLock { blocked in
+                if let blocked { return blocked }
+                let read = try readBlocked()
+                blocked = read
+                return read
+            }
+        } catch {
+            throw .serviceFailed("the escrow could not read which domains the individual blocks, so it sent nothing: \(error)")
+        }
     }
 
     /// The scanner, made now from `input` if it was not yet (once, even when requests start at

@@ -5,19 +5,44 @@ import EscrowStore
 import Logging
 import Synchronization
 
-/// One run's egress: the individual's filters as they were when it started, and the recorder its
-/// compute function's requests go through (or, on a compute server, are reported into).
+/// One run's egress: the individual's filters, read once when first needed (a run whose function
+/// contacts nothing never reads them), and the recorder its compute function's requests go through
+/// (or, on a compute server, are reported into).
 struct Egress: Sendable {
-    let policy: EgressPolicy
-    /// The blocked domains, for a compute server to apply.
-    let blockedDomains: [String]
+    private let filters: FilterSnapshot
     let recorder: EgressRecorder
 
-    init(filters: EgressFilters, input: Frame, network: any NetworkClient, clock: any WallClock) throws {
-        let (policy, blocked) = try filters.policy()
-        self.policy = policy
-        self.blockedDomains = blocked
-        self.recorder = EgressRecorder(base: network, blocked: policy.blocked, input: input, clock: clock)
+    init(filters: EgressFilters, input: Frame, network: any NetworkClient, clock: any WallClock) {
+        let snapshot = FilterSnapshot(filters)
+        self.filters = snapshot
+        self.recorder = EgressRecorder(base: network, blocked: { try snapshot.read().policy.blocked }, input: input, clock: clock)
+    }
+
+    /// The filters as the run applies them.
+    func policy() throws -> EgressPolicy { try filters.read().policy }
+
+    /// The blocked domains, for a compute server to apply.
+    func blockedDomains() throws -> [String] { try filters.read().blocked }
+}
+
+/// The individual's filters as one run reads them: once, the first time they are needed.
+final class FilterSnapshot: Sendable {
+    private let filters: EgressFilters
+    private let cached = Mutex<Result<(policy: EgressPolicy, blocked: [String]), any Error>?>(nil)
+
+    init(_ filters: EgressFilters) {
+        self.filters = filters
+    }
+
+    /// The filters, read now if they were not yet (a failure is kept: the run sees one answer).
+    func read() throws -> (policy: EgressPolicy, blocked: [String]) {
+        let result = cached.withLock { cached in
+            if let cached { return cached }
+            let result = Result { try filters.policy() }
+            cached = result
+            return result
+        }
+        return try result.get()
     }
 }
 

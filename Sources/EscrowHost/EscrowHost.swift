@@ -99,7 +99,7 @@ public final class EscrowHost: Sendable {
             input = try access(flow)
             facts.rowsRead = input.rowCount
             facts.bytesToCompute = input.byteCount
-            egress = try Egress(filters: filters, input: input.frame, network: network, clock: clock)
+            egress = Egress(filters: filters, input: input.frame, network: network, clock: clock)
             let computed = try await compute(flow, input: input.frame, egress: egress)
             facts.egress = record(egress)
             output = computed.output
@@ -191,7 +191,16 @@ public final class EscrowHost: Sendable {
         guard let egress else { return [] }
         let observations = egress.recorder.observations
         guard !observations.isEmpty else { return [] }
-        let records = classifier.classify(observations, policy: egress.policy)
+        let policy: EgressPolicy
+        do {
+            // Read already: a request is recorded only after the filters were.
+            policy = try egress.policy()
+        } catch {
+            // Then record every request, ignoring nothing: more is shown, never less.
+            logger.error("the egress filters cannot be read; requests are recorded unfiltered", metadata: ["error": "\(error)"])
+            policy = EgressPolicy()
+        }
+        let records = classifier.classify(observations, policy: policy)
         Self.reportUnreadableLists(classifier, logger: logger)
         return records
     }

@@ -49,10 +49,11 @@ final class RemoteCompute: Sendable {
                  parameters: ComputeParameters, egress: Egress?) async throws -> ComputeOutcome {
         let pooled = try await connection(to: serverID)
         try pooled.catalog.check(function)
+        let blockedDomains = try egress?.blockedDomains() ?? []
         do {
             let recorder = egress?.recorder
             let result = try await pooled.connection.compute(
-                function, input: input, parameters: parameters, blockedDomains: egress?.blockedDomains ?? [],
+                function, input: input, parameters: parameters, blockedDomains: blockedDomains,
                 deadline: deadline) { reported in recorder?.add(reported: reported) }
             return ComputeOutcome(output: result.output, bytesSent: result.bytesSent, bytesReceived: result.bytesReceived,
                                   serverLatencyMs: result.latency.milliseconds,
