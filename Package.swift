@@ -272,7 +272,7 @@ let package = Package(
         .testTarget(name: "EscrowCoreTests", dependencies: ["EscrowCore", "EscrowTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "EscrowNetworkTests",
-            dependencies: ["EscrowNetwork", "EscrowCore", "EscrowTestSupport"],
+            dependencies: ["EscrowNetwork", "EscrowEgress", "EscrowCore", "EscrowTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

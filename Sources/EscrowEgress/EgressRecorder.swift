@@ -83,6 +83,9 @@ public final class EgressRecorder: NetworkClient {
             // Nothing was sent: there is no host to record.
             throw ComputeError.serviceFailed("'\(request.url)' is not an http(s) URL with a valid host")
         }
+        guard Self.isMethod(request.method) else {
+            throw ComputeError.serviceFailed("'\(request.method.prefix(20))' is not an HTTP method (1 to 16 letters, such as GET or POST)")
+        }
         var observation = EgressObservation(
             time: Int64(clock.secondsSince1970.rounded(.down)), host: url.hostName.text, method: request.method,
             bytesOut: Self.bytesOut(request), bytesIn: 0, status: nil, blocked: false,
@@ -136,6 +139,13 @@ public final class EgressRecorder: NetworkClient {
         recorded.withLock { list in
             list.append(contentsOf: reported.prefix(max(0, limit - list.count)))
         }
+    }
+
+    /// Whether `method` is a method the escrow sends and records: 1 to 16 ASCII letters.
+    static func isMethod(_ method: String) -> Bool {
+        let bytes = method.utf8
+        return (1...16).contains(bytes.count)
+            && bytes.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0 & 0xDF) }
     }
 
     /// What a request carries out: its URL, its header fields and its body.

@@ -240,7 +240,8 @@ struct EgressCommandTests {
     func retentionRefused(_ value: String) async throws {
         let home = ScratchHome()
         defer { home.remove() }
-        try #require(try await home.escrow("init").succeeded)
+        let initialised = try await home.escrow("init")
+        try #require(initialised.succeeded, "\(initialised)")
 
         let set = try await home.escrow("config", "set", "retention-days", value)
         #expect(set.status == 1, "\(set)")
