@@ -42,7 +42,7 @@ struct EscrowProcess {
     /// The package root.
     static let packageRoot: URL = BuiltExecutable.packageRoot
 
-    /// Runs `escrow` with `arguments`; stdout and stderr are read to their end before waiting.
+    /// Runs `escrow` with `arguments`; stdout and stderr are read while it runs (`PipeDrain`).
     ///
     /// - Parameters:
     ///   - arguments: the command line after `escrow`.
@@ -80,25 +80,15 @@ struct EscrowProcess {
         let watchdog = Watchdog(pid: process.processIdentifier)
         watchdog.arm(after: timeout)
 
-        // Drain stderr on its own thread so neither pipe can fill up and stall the child.
-        let errorData = Mutex(Data())
-        let errorDrained = DispatchSemaphore(value: 0)
-        let errorHandle = error.fileHandleForReading
-        DispatchQueue.global().async {
-            let data = errorHandle.readDataToEndOfFile()
-            errorData.withLock { $0 = data }
-            errorDrained.signal()
-        }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        errorDrained.wait()
+        let outputDrain = PipeDrain(output.fileHandleForReading), errorDrain = PipeDrain(error.fileHandleForReading)
         process.waitUntilExit()
         let timedOut = watchdog.disarm()
 
         return Outcome(
             arguments: arguments,
             status: process.terminationStatus,
-            standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData.withLock { $0 }, as: UTF8.self),
+            standardOutput: String(decoding: outputDrain.collected(), as: UTF8.self),
+            standardError: String(decoding: errorDrain.collected(), as: UTF8.self),
             timedOut: timedOut
         )
     }

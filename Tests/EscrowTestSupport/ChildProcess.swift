@@ -10,7 +10,7 @@ public enum ChildProcess {
         public let errors: String
     }
 
-    /// Runs `executable` with `arguments`, reading both pipes to their end before waiting.
+    /// Runs `executable` with `arguments`, reading both pipes while it runs (`PipeDrain`).
     public static func run(_ executable: URL, _ arguments: [String]) throws -> Outcome {
         let process = Process()
         process.executableURL = executable
@@ -20,31 +20,16 @@ public enum ChildProcess {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        // Drain stderr on a thread of its own so neither pipe can fill up and stall the child.
-        // (Not a Dispatch worker: 32 concurrent runs would exhaust Dispatch's 64-thread pool.)
-        let errorData = ErrorData()
-        let drained = DispatchSemaphore(value: 0)
-        let errorHandle = errors.fileHandleForReading
-        Thread.detachNewThread {
-            errorData.value.withLock { $0 = errorHandle.readDataToEndOfFile() }
-            drained.signal()
-        }
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        drained.wait()
+        let out = PipeDrain(output.fileHandleForReading), err = PipeDrain(errors.fileHandleForReading)
         process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-                       errors: String(decoding: errorData.value.withLock { $0 }, as: UTF8.self))
+        return Outcome(status: process.terminationStatus, output: String(decoding: out.collected(), as: UTF8.self),
+                       errors: String(decoding: err.collected(), as: UTF8.self))
     }
 
     /// `run` on a thread of its own: waiting for a process must not block the task pool that
     /// in-process servers (the daemon) answer the process from, nor Dispatch's worker pool.
     public static func runOffPool(_ executable: URL, _ arguments: [String]) async throws -> Outcome {
         try await offPool { try run(executable, arguments) }
-    }
-
-    /// What the stderr reader read.
-    private final class ErrorData: Sendable {
-        let value = Mutex(Data())
     }
 }
 
