@@ -32,6 +32,7 @@ let package = Package(
         // The compute functions' HTTP client, a product for escrow-bench's client comparison.
         .library(name: "EscrowNetwork", targets: ["EscrowNetwork"]),
         .library(name: "EscrowReports", targets: ["EscrowReports"]),
+        .library(name: "EscrowLocation", targets: ["EscrowLocation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -90,6 +91,9 @@ let package = Package(
         // The egress reports over recorded requests: per-app metrics and ranks, co-occurrence, the
         // minimized export, the HTML transparency report. Plain values in, text out.
         .target(name: "EscrowReports", dependencies: ["EscrowCore", "EscrowEgress"], swiftSettings: strictSettings),
+        // Location privacy's geometry (issue 15): points, great-circle distances and destinations,
+        // the donut masked points are drawn from. Plain values, no storage.
+        .target(name: "EscrowLocation", swiftSettings: strictSettings),
         // mallopt(3) is not in Swift's Glibc module; two lines of C reach it (MemoryTuning.swift).
         .target(name: "CMallocTuning", cSettings: strictCSettings),
         .target(
@@ -267,6 +271,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "EscrowEgressTests", dependencies: ["EscrowEgress", "EscrowCore"], swiftSettings: strictSettings),
+        .testTarget(name: "EscrowLocationTests", dependencies: ["EscrowLocation", "EscrowTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "EscrowReportsTests", dependencies: ["EscrowReports", "EscrowEgress", "EscrowCore", "EscrowTestSupport"],
                     swiftSettings: strictSettings),
         .testTarget(name: "EscrowCoreTests", dependencies: ["EscrowCore", "EscrowTestSupport"], swiftSettings: strictSettings),

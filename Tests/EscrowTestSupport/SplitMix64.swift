@@ -13,6 +13,11 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         return value ^ (value >> 31)
     }
 
+    /// A value in 0..<1, every multiple of 2⁻⁵³ equally likely.
+    public mutating func nextUnit() -> Double {
+        Double(next() >> 11) / Double(UInt64(1) << 53)
+    }
+
     /// A value in `0..<bound`; `bound` must be positive.
     public mutating func next(below bound: Int) -> Int {
         Int(next() % UInt64(bound))
