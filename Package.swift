@@ -93,7 +93,8 @@ let package = Package(
         .target(name: "EscrowReports", dependencies: ["EscrowCore", "EscrowEgress"], swiftSettings: strictSettings),
         // Location privacy's geometry (issue 15): points, great-circle distances and destinations,
         // the donut masked points are drawn from. Plain values, no storage.
-        .target(name: "EscrowLocation", swiftSettings: strictSettings),
+        .target(name: "EscrowLocation", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+                swiftSettings: strictSettings),
         // mallopt(3) is not in Swift's Glibc module; two lines of C reach it (MemoryTuning.swift).
         .target(name: "CMallocTuning", cSettings: strictCSettings),
         .target(

@@ -1,0 +1,88 @@
+import Crypto
+import Foundation
+
+/// Masks a location so it cannot be averaged away: the masked point is a deterministic function
+/// of a secret of the escrow home, the flow, and the cell of a secret grid the true location lies
+/// in. However often an app asks while the individual stays in a cell, it gets the same point;
+/// when they move to another cell, the answer changes, by cell and never by request.
+///
+/// The masked point lies in a donut around the centre of the cell, from `minimum` + the cell's
+/// reach to `accuracy` − the cell's reach (its reach: how far its farthest point lies from its
+/// centre), uniform over the donut's area. So, wherever in the cell the truth is, the masked point
+/// is at least `minimum` and at most `accuracy` meters from it (great-circle distance). Cells are
+/// an eighth of `accuracy` − `minimum` across, so the donut always has room.
+///
+/// What it does not hide: that the individual moved to another cell (the answer changes), and,
+/// over many cells, the path's general shape at the scale of `accuracy`. A position that jitters
+/// across a cell's edge alternates between two answers, each within the bounds, whose mean may
+/// lie nearer than `minimum`: the host keeps a flow on its last cell until the truth is well
+/// inside another (not done here).
+///
+/// Thread safety: a value.
+public struct LocationMask: Sendable {
+    public let accuracy: Double
+    public let minimum: Double
+    /// The flow's key, derived from the secret (bytes: `SymmetricKey` is not `Sendable`).
+    private let key: [UInt8]
+    private let grid: MaskGrid
+
+    /// A mask for one flow.
+    ///
+    /// - Parameters:
+    ///   - secret: the escrow home's secret (at least 32 bytes), never shown to anyone.
+    ///   - flow: the flow's identity: another flow gets other masked points.
+    ///   - accuracy: the largest distance, in meters, the masked point may lie from the truth.
+    ///   - minimum: the smallest (the t-closeness minimum), below `accuracy`.
+    /// - Throws: `LocationMaskError` for a short secret or radii that are not `0 ≤ minimum < accuracy`.
+    public init(secret: [UInt8], flow: String, accuracy: Double, minimum: Double) throws(LocationMaskError) {
+        guard secret.count >= 32 else { throw .shortSecret(secret.count) }
+        guard minimum.isFinite, accuracy.isFinite, minimum >= 0, minimum < accuracy,
+              accuracy <= Double.pi * GreatCircle.earthRadius / 2 else {
+            throw .invalidRadii(minimum: minimum, accuracy: accuracy)
+        }
+        self.accuracy = accuracy
+        self.minimum = minimum
+        let derived = HMAC<SHA256>.authenticationCode(for: Array("escrow.location-mask.v1\u{0}\(flow)".utf8),
+                                                      using: SymmetricKey(data: secret))
+        key = Array(derived)
+        let shift = Self.units(Self.code(key, ["grid"]))
+        grid = MaskGrid(size: (accuracy - minimum) / 8, latitudeShift: shift.0, longitudeShift: shift.1)
+    }
+
+    /// The masked point for `truth`.
+    public func mask(_ truth: GeoPoint) -> GeoPoint {
+        let cell = grid.cell(of: truth)
+        let (u, v) = Self.units(Self.code(key, ["cell", String(cell.band), String(cell.index)]))
+        guard let donut = Donut(center: cell.center, inner: minimum + cell.reach, outer: max(minimum + cell.reach, accuracy - cell.reach)) else {
+            return cell.center
+        }
+        return donut.point(u: u, v: v)
+    }
+
+    private static func code(_ key: [UInt8], _ parts: [String]) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Array(parts.joined(separator: "\u{0}").utf8), using: SymmetricKey(data: key)))
+    }
+
+    /// Two values in 0..<1 from the first 16 bytes of `bytes`.
+    private static func units(_ bytes: [UInt8]) -> (Double, Double) {
+        func unit(_ offset: Int) -> Double {
+            let word = bytes[offset..<offset + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            return Double(word >> 11) / Double(UInt64(1) << 53)
+        }
+        return (unit(0), unit(8))
+    }
+}
+
+/// A location mask that cannot be made.
+public enum LocationMaskError: Error, Sendable, Equatable, CustomStringConvertible {
+    case shortSecret(Int)
+    case invalidRadii(minimum: Double, accuracy: Double)
+
+    public var description: String {
+        switch self {
+        case .shortSecret(let count): "the location secret has \(count) bytes; it needs at least 32"
+        case .invalidRadii(let minimum, let accuracy):
+            "a location mask needs 0 ≤ minimum (\(minimum) m) < accuracy (\(accuracy) m) ≤ a quarter of the Earth's circumference"
+        }
+    }
+}
