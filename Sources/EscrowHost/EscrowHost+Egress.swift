@@ -54,15 +54,7 @@ extension EscrowHost {
     /// Where this home's classifier reads its lists.
     static func egressSources(_ state: StateDatabase) throws(StoreError) -> EgressClassifier.Sources {
         var sources = EgressClassifier.Sources()
-        let setting: String?
-        do {
-            setting = try state.setting(trackerListsSetting)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(message: "the setting \(trackerListsSetting) cannot be read: \(error)")
-        }
-        if let value = setting, !value.isEmpty {
+        if let value = try state.setting(trackerListsSetting), !value.isEmpty {
             sources.trackerLists = value.split(separator: ":").map(String.init)
         }
         return sources
@@ -74,14 +66,7 @@ extension EscrowHost {
 
     /// The escrow's HTTP client, with the home's fixed addresses.
     static func networkClient(_ state: StateDatabase) throws(StoreError) -> HTTPNetworkClient {
-        let value: String?
-        do {
-            value = try state.setting(resolveSetting)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(message: "the setting \(resolveSetting) cannot be read: \(error)")
-        }
+        let value = try state.setting(resolveSetting)
         do {
             return HTTPNetworkClient(resolve: try HostResolution(parsing: (value ?? "").split(separator: " ")))
         } catch {

@@ -76,8 +76,16 @@ public final class StateDatabase: @unchecked Sendable {
     }
 
     /// A setting of this home.
-    public func setting(_ name: String) throws -> String? {
-        try read { database in try Self.setting(name, in: database) }
+    ///
+    /// - Throws: `StoreError` when the database cannot be read.
+    public func setting(_ name: String) throws(StoreError) -> String? {
+        do {
+            return try read { database in try Self.setting(name, in: database) }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(message: "the setting \(name) cannot be read: \(error)")
+        }
     }
 
     /// Changes a setting of this home (takes effect for connections opened afterwards).
