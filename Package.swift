@@ -48,11 +48,13 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
-        // Build-time code generation: function code digests and the embedded schema migrations.
+        // Build-time code generation: function code digests, the embedded schema migrations, the
+        // embedded place table.
         .executableTarget(name: "EscrowCodegen", dependencies: ["CSQLite"], path: "Sources/EscrowCodegen",
                           swiftSettings: strictSettings),
         .plugin(name: "FunctionDigestsPlugin", capability: .buildTool(), dependencies: ["EscrowCodegen"]),
         .plugin(name: "SchemaEmbedPlugin", capability: .buildTool(), dependencies: ["EscrowCodegen"]),
+        .plugin(name: "PlacesEmbedPlugin", capability: .buildTool(), dependencies: ["EscrowCodegen"]),
 
         .target(name: "EscrowCore", swiftSettings: strictSettings),
         .target(
@@ -92,9 +94,10 @@ let package = Package(
         // minimized export, the HTML transparency report. Plain values in, text out.
         .target(name: "EscrowReports", dependencies: ["EscrowCore", "EscrowEgress"], swiftSettings: strictSettings),
         // Location privacy's geometry (issue 15): points, great-circle distances and destinations,
-        // the donut masked points are drawn from. Plain values, no storage.
+        // the donut masked points are drawn from, the bundled GeoNames place table (embedded by
+        // PlacesEmbedPlugin from Places/places.bin). Plain values, no storage.
         .target(name: "EscrowLocation", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
-                swiftSettings: strictSettings),
+                exclude: ["Places"], swiftSettings: strictSettings, plugins: ["PlacesEmbedPlugin"]),
         // mallopt(3) is not in Swift's Glibc module; two lines of C reach it (MemoryTuning.swift).
         .target(name: "CMallocTuning", cSettings: strictCSettings),
         .target(

@@ -9,6 +9,10 @@
 //   escrow-codegen schemas OUTPUT MODULE FILE...
 //       Embeds numbered SQL migrations (NNN_name.sql) as string literals, and per folder the
 //       database file all of them produce (see DatabaseImage.swift).
+//
+//   escrow-codegen blob OUTPUT SWIFT_NAME FILE
+//       Embeds FILE's bytes as one base64 string literal, `enum SWIFT_NAME { static let base64 }`,
+//       so the binary carries the file wherever it is copied (no resource bundle to find).
 import Foundation
 
 func fail(_ message: String) -> Never {
@@ -43,7 +47,7 @@ func literal(_ text: String) -> String {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard arguments.count >= 3 else { fail("usage: escrow-codegen digests|schemas OUTPUT ARG FILE...") }
+guard arguments.count >= 3 else { fail("usage: escrow-codegen digests|schemas|blob OUTPUT ARG FILE...") }
 let mode = arguments[0]
 let output = arguments[1]
 let files = arguments.dropFirst(3).sorted()
@@ -105,6 +109,14 @@ case "schemas":
         source += "        \(literal(folder)): \(imageLiteral(image)),\n"
     }
     source += "    ]\n}\n"
+case "blob":
+    guard files.count == 1, let file = files.first else { fail("blob embeds exactly one file") }
+    let name = arguments[2]
+    // Base64 has no character a Swift string literal would need to escape.
+    source += "enum \(name) {\n"
+    source += "    /// The bytes of \(URL(fileURLWithPath: file).lastPathComponent), base64-encoded.\n"
+    source += "    static let base64 = \"\(read(file).base64EncodedString())\"\n"
+    source += "}\n"
 default:
     fail("unknown mode \(mode)")
 }
