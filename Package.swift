@@ -137,7 +137,7 @@ let package = Package(
             name: "EscrowHost",
             dependencies: [
                 "CSQLite", "EscrowCore", "EscrowStore", "EscrowFunctions", "EscrowWire", "EscrowNetwork", "EscrowEgress",
-                "EscrowReports",
+                "EscrowReports", "EscrowLocation",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -5,7 +5,9 @@ import Foundation
 
 /// `escrow-nearby-articles --service URL [--radius METERS] [--socket PATH]`: Wikipedia's "nearby"
 /// flow written against the Escrow SDK. The escrow sends only the area around the latest location
-/// (never the point) to the article service; the app gets the titles.
+/// (never the point) to the article service; the app gets the titles. Articles within a kilometre
+/// or so are what it shows, so it asks for `1km` accuracy: the function gets a point within 1 km
+/// of the individual, the same one while they stay in a place (docs/LOCATION.md).
 @main
 enum NearbyArticlesApp {
     static func main() async {
@@ -27,7 +29,8 @@ enum NearbyArticlesApp {
             let articles = try await escrow.run(
                 access: "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1",
                 compute: ArticlesNearby.self, purpose: "Show articles about places near you",
-                parameters: ["service": service, "radius": radius])
+                parameters: ["service": service, "radius": radius],
+                locationAccuracy: .radius(meters: 1000))
             await escrow.close()
             let titles = (0..<articles.rowCount).compactMap { try? articles.column("title").string(at: $0) }
             print(titles.isEmpty ? "No articles about places near you." : "Articles about places near you:")

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// `escrow-platform --listen HOST:PORT`: a small HTTP service on loopback standing in for the
 /// example apps' own backends. Compute functions reach it only through the escrow's network
@@ -12,6 +13,9 @@ import NIOPosix
 ///   GET /articles?south=S&west=W&north=N&east=E  →  [{"title", "latitude", "longitude"}, …] inside the box
 ///   POST /directory/match  [sha256(digits), …]  →  the hashes of registered users' numbers
 ///   POST /collect  {"event": "…"}  →  {"ok": true}: an app's usage-analytics endpoint
+///   GET /stats  →  {"requests": {PATH: N, …}, "weather": [{"latitude", "longitude", "temperature"}, …]}:
+///                  what the service has seen so far (the last 1,000 weather lookups), so a test
+///                  can count the requests one run makes
 @main
 enum PlatformService {
     static func main() async throws {
@@ -78,8 +82,15 @@ final class PlatformHandler: ChannelInboundHandler {
         }
     }
 
+    /// What the service has seen: requests per path, and the weather lookups it answered.
+    static let seen = Mutex<(requests: [String: Int], weather: [(latitude: Double, longitude: Double, temperature: Double)])>(([:], []))
+
     static func answer(_ head: HTTPRequestHead, body: [UInt8]) -> (HTTPResponseStatus, String) {
         let components = URLComponents(string: head.uri)
+        let path = components?.path ?? ""
+        // Known paths by name, anything else as "other": a path is never echoed into the JSON.
+        let counted = ["/weather", "/articles", "/directory/match", "/collect"].contains(path) ? path : "other"
+        if path != "/stats" { seen.withLock { $0.requests[counted, default: 0] += 1 } }
         let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
         switch (head.method, components?.path) {
         case (.GET, "/weather"):
@@ -91,6 +102,10 @@ final class PlatformHandler: ChannelInboundHandler {
             let temperature = ((28 - abs(latitude) * 0.4 + sin(longitude * .pi / 180) * 3) * 10).rounded() / 10
             let conditions = ["sunny", "cloudy", "rain", "windy"]
             let condition = conditions[Int(abs(latitude * 7 + longitude * 3)) % conditions.count]
+            seen.withLock { seen in
+                seen.weather.append((latitude, longitude, temperature))
+                if seen.weather.count > 1000 { seen.weather.removeFirst(seen.weather.count - 1000) }
+            }
             return (.ok, #"{"temperature": \#(temperature), "condition": "\#(condition)"}"#)
         case (.GET, "/articles"):
             guard let south = query["south"].flatMap(Double.init), let west = query["west"].flatMap(Double.init),
@@ -108,6 +123,11 @@ final class PlatformHandler: ChannelInboundHandler {
             return (.ok, "[" + known.map { "\"\($0)\"" }.joined(separator: ",") + "]")
         case (.POST, "/collect"):
             return (.ok, #"{"ok": true}"#)
+        case (.GET, "/stats"):
+            let (requests, weather) = seen.withLock { ($0.requests, $0.weather) }
+            let counts = requests.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", ")
+            let lookups = weather.map { #"{"latitude": \#($0.latitude), "longitude": \#($0.longitude), "temperature": \#($0.temperature)}"# }
+            return (.ok, #"{"requests": {\#(counts)}, "weather": [\#(lookups.joined(separator: ", "))]}"#)
         default:
             return (.notFound, #"{"error": "not found"}"#)
         }

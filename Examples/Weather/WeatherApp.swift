@@ -9,6 +9,10 @@ import Foundation
 /// the app's analytics endpoint that the weather was viewed, as many apps do: the escrow records
 /// that request, flags the tracker, and the individual may block it (the weather still comes).
 ///
+/// The weather of a city is the weather of everyone in it, so the app asks for `city` accuracy:
+/// the escrow gives the function the centre of the individual's nearest city, never their
+/// position (docs/LOCATION.md). The individual sees that ask and may lower it further.
+///
 /// It links the SDK alone (`Escrow`, `EscrowCore`): no host, no SQLite, no photo libraries. It
 /// names the function by id and reads the output columns it documents.
 @main
@@ -37,7 +41,8 @@ enum WeatherApp {
             let weather = try await escrow.runFrame(
                 access: "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1",
                 compute: "weather.current", purpose: "Show the weather where you are",
-                parameters: analytics.map { ["service": service, "analytics": $0] } ?? ["service": service])
+                parameters: analytics.map { ["service": service, "analytics": $0] } ?? ["service": service],
+                locationAccuracy: .city)
             await escrow.close()
             guard weather.rowCount == 1, let temperature = try? weather.column("temperature").double(at: 0),
                   let condition = try? weather.column("condition").string(at: 0) else {

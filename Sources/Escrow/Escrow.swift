@@ -54,15 +54,21 @@ public struct Escrow: Sendable {
     /// function `compute`, on this device or a compute server, and returns its typed output.
     ///
     /// - Parameters:
+    ///   - locationAccuracy: how precisely the app needs to know where the individual is, when its
+    ///     SQL reads location (`.city`, `.radius(meters: 1000)`…): the individual sees it and may
+    ///     lower it, never raise it. Nil asks for nothing (the individual's approval decides).
+    ///     Asking for less than exact is the way to be approved by people who would say no.
     ///   - waitForApproval: when the flow is new or pending, how long to wait for the individual's
     ///     decision before throwing `.awaitingApproval`; nil throws at once.
     /// - Throws: `EscrowError` — `.awaitingApproval(flow:)`, `.denied`, `.revoked`,
     ///   `.unknownFunction`, `.serverUnavailable`, `.invalidAccess(reason)`, `.invalidRequest(reason)`, …
     public func run<F: ComputeFunction>(access: String, compute: F.Type, on destination: Destination = .device,
                                         purpose: String, parameters: [String: String] = [:],
+                                        locationAccuracy: LocationAccuracy? = nil,
                                         waitForApproval: Duration? = nil) async throws(EscrowError) -> F.Output {
         let frame = try await runFrame(access: access, compute: F.id, on: destination, purpose: purpose,
-                                       parameters: parameters, waitForApproval: waitForApproval)
+                                       parameters: parameters, locationAccuracy: locationAccuracy,
+                                       waitForApproval: waitForApproval)
         do {
             return try F.Output(frame: frame)
         } catch {
@@ -73,6 +79,7 @@ public struct Escrow: Sendable {
     /// Runs a dataflow whose function is named by id, and returns its output frame.
     public func runFrame(access: String, compute function: String, on destination: Destination = .device,
                          purpose: String, parameters: [String: String] = [:],
+                         locationAccuracy: LocationAccuracy? = nil,
                          waitForApproval: Duration? = nil) async throws(EscrowError) -> Frame {
         // The daemon checks the same rules; checking here too spares a round trip and names the
         // rule to the app's developer at the call.
@@ -82,7 +89,8 @@ public struct Escrow: Sendable {
             throw .invalidRequest(error.description)
         }
         let request = DataflowRequest(app: app, purpose: purpose, access: access, compute: function,
-                                      destination: destination, parameters: ComputeParameters(parameters))
+                                      destination: destination, parameters: ComputeParameters(parameters),
+                                      locationAccuracy: locationAccuracy)
         return try await transport.run(request, waitForApproval: waitForApproval ?? .zero)
     }
 

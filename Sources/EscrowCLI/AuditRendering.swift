@@ -33,6 +33,9 @@ enum AuditRendering {
         let reads = PlainWords.readsByTable(facts.reads)
         lines.append(("Read", reads.first ?? "nothing"))
         lines += reads.dropFirst().map { ("", $0) }
+        if let location = facts.location {
+            lines.append(("Location", locationLine(location)))
+        }
         lines += [
             ("Rows read", String(facts.rowsRead)),
             ("Bytes to compute", String(facts.bytesToCompute)),
@@ -93,6 +96,16 @@ enum AuditRendering {
         return writer.text
     }
 
+    /// What a run saw of the location: "1km (radius 800 m, about 12 people; the function ran 1 time)".
+    static func locationLine(_ location: AuditLocation) -> String {
+        var parts: [String] = []
+        if let radius = location.radius { parts.append("radius \(Int(radius.rounded())) m") }
+        if let k = location.k { parts.append("an area of about \(k) \(k == 1 ? "person" : "people")") }
+        parts.append(location.runs == 1 ? "the function ran once"
+            : "the function ran \(location.runs) times: once on your masked location, \(location.runs - 1) times on dummy locations")
+        return "\(location.accuracy) (\(parts.joined(separator: "; ")))"
+    }
+
     static func fields(of entry: AuditEntry, into object: inout JSONWriter.ObjectWriter) {
         let facts = entry.facts
         object.field("seq", int: entry.seq)
@@ -113,6 +126,17 @@ enum AuditRendering {
         object.field("serverLatencyMs", double: facts.serverLatencyMs)
         object.field("serverComputeMs", double: facts.serverComputeMs)
         object.field("durationMs", double: facts.durationMs)
+        object.field("location") { writer in
+            guard let location = facts.location else { return writer.null() }
+            writer.object { object in
+                object.field("accuracy", location.accuracy)
+                object.field("radius", double: location.radius)
+                object.field("k") { writer in
+                    if let k = location.k { writer.int(Int64(k)) } else { writer.null() }
+                }
+                object.field("runs", int: location.runs)
+            }
+        }
         object.field("egress") { writer in
             writer.array(facts.egress) { writer, record in
                 writer.object { object in

@@ -14,6 +14,10 @@ enum ConfigSetting: String, CaseIterable {
     case trackerLists = "tracker-lists"
     /// Hosts compute functions reach at fixed addresses: `HOST=ADDRESS …`.
     case networkResolve = "network.resolve"
+    /// People a masked location's area must hold (`LocationSettings.kName`).
+    case locationK = "location.k"
+    /// How near the truth a masked point may come, in percent of the approved radius.
+    case locationMinimum = "location.minimum-percent"
 
     /// The setting called `name`.
     ///
@@ -38,7 +42,7 @@ enum ConfigSetting: String, CaseIterable {
                     (durability.rawValue, "also survives power loss: an fsync per commit, about 60–130 µs more per run on these machines")
                 }
             }
-        case .retentionDays, .trackerLists, .networkResolve:
+        case .retentionDays, .trackerLists, .networkResolve, .locationK, .locationMinimum:
             []
         }
     }
@@ -66,6 +70,13 @@ enum ConfigSetting: String, CaseIterable {
             let resolution = try HostResolution(parsing: value.split(separator: " "))
             return resolution.entries.isEmpty ? "every host is found through DNS"
                 : "compute functions reach \(resolution.entries.joined(separator: ", ")) instead of looking them up"
+        case .locationK:
+            let k = try LocationSettings.k(value)
+            return k == 1 ? "a masked location is used as is, however few people live around it"
+                : "where fewer than \(k) people live within the approved radius, the function also runs on \(k - 1) dummy locations, so the app's service cannot tell which request is yours"
+        case .locationMinimum:
+            let percent = try LocationSettings.minimumPercent(value)
+            return "a masked location is never nearer than \(percent) % of the approved radius to where you are"
         }
     }
 
@@ -76,6 +87,8 @@ enum ConfigSetting: String, CaseIterable {
         case .retentionDays: try state.setting(rawValue) ?? "none (audit entries are kept until you delete the escrow home)"
         case .trackerLists: try state.setting(rawValue) ?? TrackerList.debianPaths.joined(separator: ":")
         case .networkResolve: try state.setting(rawValue) ?? ""
+        case .locationK: try state.setting(rawValue) ?? String(LocationSettings.defaultK)
+        case .locationMinimum: try state.setting(rawValue) ?? String(LocationSettings.defaultMinimumPercent)
         }
     }
 }

@@ -30,6 +30,9 @@ extension FlowRendering {
         section("Which program asks", program(flow, history: history))
         section("Why (the app's stated purpose)", [flow.purpose])
         section("What it reads", PlainWords.readsByTable(check.reads))
+        if flow.readsLocation {
+            section("Your location", location(flow, palette: palette), rendered: true)
+        }
         section("The query (SQL, as it runs)", query(flow), rendered: true)
         section("Which code", code(flow))
         section("Parameters", parameters(flow))
@@ -174,6 +177,27 @@ extension FlowRendering {
         }
     }
 
+    /// How precisely the flow sees where the individual is, and what that means.
+    private static func location(_ flow: FlowRecord, palette: Palette) -> [String] {
+        let accuracy = flow.locationAccuracy
+        let gets = "the app gets \(accuracy.plainWords) (\(accuracy))"
+        var lines = [(accuracy == .exact ? palette.paint(gets, .red) : palette.paint(gets, .bold))
+            + DisplayText.escaped(PlainWords.accuracyNote(flow))]
+        switch accuracy {
+        case .exact:
+            return lines
+        case .radius:
+            lines.append("a point at least the minimum distance and at most the radius from you (`escrow config get location.minimum-percent`),")
+            lines.append("the same while you stay in a place, however often the app asks: asking again cannot average it away;")
+            lines.append("where fewer people than `escrow config get location.k` live within it, the function also runs on dummy locations")
+        case .city, .region, .country:
+            lines.append("the coordinates of that centre, from GeoNames' places (docs/LOCATION.md)")
+        }
+        lines.append("photos' coordinates the same way; dropped: " + LocationView.droppedLocationColumns.joined(separator: ", ")
+            + (accuracy.isCoarser(than: .radius(meters: LocationAccuracy.maximumRadius)) ? "; horizontalAccuracy is empty" : "; horizontalAccuracy holds the radius"))
+        return lines
+    }
+
     private static func decision(_ flow: FlowRecord, history: [DecisionRecord]) -> [String] {
         var lines = [PlainWords.decision(flow)]
         if let decided = flow.decidedAt { lines[0] += " (since \(PlainWords.time(decided)) UTC)" }
@@ -204,6 +228,9 @@ extension FlowRendering {
         }
         commands.append(("escrow approve \(id) --once", "allow the next run only"))
         commands.append(("escrow approve \(id) --until DATE", "allow it until DATE (a date: the end of that day, UTC)"))
+        if flow.readsLocation {
+            commands.append(("escrow approve \(id) --location-accuracy city", "let it see only your city (or region, country, 1km…)"))
+        }
         if flow.status == .approved {
             commands.append(("escrow revoke \(id)", "stop it from running again"))
         }

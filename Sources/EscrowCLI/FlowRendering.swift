@@ -5,17 +5,29 @@ import Foundation
 
 /// How the CLI shows dataflows: tables and plain words for people, JSON for programs.
 enum FlowRendering {
-    /// FLOW, STATUS, APP, FUNCTION, WHERE, READS, SINCE (UTC).
+    /// FLOW, STATUS, APP, FUNCTION, WHERE, READS, LOCATION, SINCE (UTC).
     static func table(_ flows: [FlowRecord], palette: Palette) -> String {
         let rows = flows.map { flow in
             [flow.id, flow.status.rawValue, flow.app, flow.function.id, PlainWords.shortPlace(flow.destination),
-             flow.tables.joined(separator: ", "), PlainWords.time(flow.decidedAt ?? flow.createdAt)]
+             flow.tables.joined(separator: ", "), locationCell(flow), PlainWords.time(flow.decidedAt ?? flow.createdAt)]
         }
-        return TextTable.render(header: ["FLOW", "STATUS", "APP", "FUNCTION", "WHERE", "READS", "SINCE (UTC)"],
+        return TextTable.render(header: ["FLOW", "STATUS", "APP", "FUNCTION", "WHERE", "READS", "LOCATION", "SINCE (UTC)"],
                                 rows: rows) { column, cell in
-            column == 1 ? FlowStatus(rawValue: cell).map { palette.paint(cell, status: $0) } ?? cell : cell
+            switch column {
+            case 1: FlowStatus(rawValue: cell).map { palette.paint(cell, status: $0) } ?? cell
+            case 6: cell == exactCell ? palette.paint(cell, .red) : cell
+            default: cell
+            }
         }
     }
+
+    /// How `flows` shows a flow's location accuracy: prominently when exact.
+    static func locationCell(_ flow: FlowRecord) -> String {
+        guard flow.readsLocation else { return "-" }
+        return flow.locationAccuracy == .exact ? exactCell : flow.locationAccuracy.description
+    }
+
+    static let exactCell = "EXACT"
 
     /// The registered function a flow names, when its id is still registered.
     static func registered(_ flow: FlowRecord) -> FunctionDescriptor? {
@@ -118,6 +130,16 @@ enum FlowRendering {
         }
         object.field("reads", strings: flow.reads)
         object.field("tables", strings: flow.tables)
+        object.field("location") { writer in
+            guard flow.readsLocation else { return writer.null() }
+            writer.object { location in
+                location.field("accuracy", flow.locationAccuracy.description)
+                location.field("meaning", flow.locationAccuracy.plainWords)
+                location.field("requested", flow.requestedAccuracy?.description)
+                location.field("chosen", flow.chosenAccuracy?.description)
+                location.field("dropped", strings: flow.locationAccuracy == .exact ? [] : LocationView.droppedLocationColumns.map { "Location.\($0)" })
+            }
+        }
         switch flow.approval {
         case .once?: object.field("approval", "once")
         case .always?: object.field("approval", "always")

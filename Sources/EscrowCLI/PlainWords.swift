@@ -39,6 +39,23 @@ enum PlainWords {
         }
     }
 
+    /// Where a flow's location accuracy comes from, after a dash: the app's ask, the
+    /// individual's choice, or the default.
+    static func accuracyNote(_ flow: FlowRecord) -> String {
+        switch (flow.requestedAccuracy, flow.chosenAccuracy) {
+        case (nil, nil):
+            " — the default; lower it with `escrow approve \(flow.id) --location-accuracy city` (or region, country, 1km…)"
+        case (_?, nil):
+            " — as the app asked"
+        case (nil, _?):
+            " — your choice"
+        case (let asked?, let chosen?):
+            chosen.isCoarser(than: asked) ? " — you lowered it from the app's ask (\(asked))"
+                : asked == chosen ? " — as the app asked, and your choice"
+                : " — the app asked for no more than \(asked)"
+        }
+    }
+
     /// What an audit outcome means.
     static func outcome(_ outcome: AuditOutcome) -> String {
         switch outcome {

@@ -42,19 +42,25 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Run compute() on this registered compute server (see `escrow servers`).", valueName: "ID"))
     var server: String?
 
+    @Option(help: ArgumentHelp(
+        "The location accuracy the app asks for: exact, city, region, country, or a radius such as 500m or 1km (you may lower it when you approve).",
+        valueName: "ACCURACY"))
+    var locationAccuracy: String?
+
     @Flag(help: "Print the output as JSON.")
     var json = false
 
     func run() async throws {
         try await reportingErrors {
             let values = try ComputeParameters(options: parameters)
+            let accuracy = try locationAccuracy.map { text throws(LocationAccuracyError) in try LocationAccuracy(parsing: text) }
             let home = try global.escrowHome()
             let host = try EscrowHost(home: home, logger: global.logger())
             let result: RunResult
             do {
-                result = try await host.run(app: app, purpose: purpose, access: sql, compute: compute,
-                                            on: server.map(Destination.server) ?? .device,
-                                            parameters: values)
+                result = try await host.run(DataflowRequest(app: app, purpose: purpose, access: sql, compute: compute,
+                                                            destination: server.map(Destination.server) ?? .device,
+                                                            parameters: values, locationAccuracy: accuracy))
             } catch {
                 await Self.witness(host)
                 throw error

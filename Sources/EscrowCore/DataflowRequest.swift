@@ -13,6 +13,9 @@ public struct DataflowRequest: Sendable, Hashable {
     public var destination: Destination
     /// Non-personal inputs for compute() (part of the flow the individual sees).
     public var parameters: ComputeParameters
+    /// The location accuracy the app asks for, if it asks (the individual sees it and may lower
+    /// it; nil: the approval alone decides). Part of the dataflow's identity.
+    public var locationAccuracy: LocationAccuracy?
     /// Who asked, when the escrow knows (the daemon: `uid N pid M, PATH (SHA-256 HEX)`). Recorded
     /// in the audit entry; not part of the dataflow's identity.
     public var caller: String?
@@ -21,12 +24,14 @@ public struct DataflowRequest: Sendable, Hashable {
     public var program: CallerProgram?
 
     public init(app: String, purpose: String, access: String, compute: String,
-                destination: Destination = .device, parameters: ComputeParameters = ComputeParameters()) {
+                destination: Destination = .device, parameters: ComputeParameters = ComputeParameters(),
+                locationAccuracy: LocationAccuracy? = nil) {
         self.app = app
         self.purpose = purpose
         self.access = access
         self.compute = compute
         self.destination = destination
         self.parameters = parameters
+        self.locationAccuracy = locationAccuracy
     }
 }

@@ -88,7 +88,12 @@ final class AppConnectionHandler: ChannelInboundHandler, RemovableChannelHandler
     private static func run(_ request: Escrow_V1_RunRequest, id: UInt64, host: EscrowHost,
                             caller: String?, program: Task<Result<CallerProgram, CallerProgramError>, Never>?) async
         -> (reply: Escrow_V1_Envelope, output: Frame?) {
-        var dataflow = request.dataflowRequest
+        var dataflow: DataflowRequest
+        do {
+            dataflow = try request.dataflowRequest()
+        } catch {
+            return (Self.error(id, .badRequest, error.description), nil)
+        }
         // A decision is bound to the program that asks: a process the escrow cannot identify is
         // refused, or it could pass for any program.
         switch await program?.value {

@@ -34,7 +34,7 @@ public final class EscrowHost: Sendable {
     private let clock: any WallClock
     private let remote: RemoteCompute
     private let network: any NetworkClient
-    private let connection: Mutex<GuardedConnection>
+    let connection: Mutex<GuardedConnection>
     private let assets: AssetStore
     let logger: Logger
 
@@ -95,12 +95,16 @@ public final class EscrowHost: Sendable {
         do {
             flow = try identify(request)
             facts.reads = flow.lineage.sorted.map(\.description)
-            facts.flowID = try decide(flow)
-            input = try access(flow)
+            let decision = try decide(flow)
+            facts.flowID = decision.id
+            let plan = try locationPlan(for: flow, accuracy: decision.accuracy)
+            facts.location = plan.facts
+            let inputs = try access(flow, views: plan.views)
+            input = inputs[0]
             facts.rowsRead = input.rowCount
             facts.bytesToCompute = input.byteCount
             egress = Egress(filters: filters, input: input.frame, network: network, clock: clock)
-            let computed = try await compute(flow, input: input.frame, egress: egress)
+            let computed = try await compute(flow, inputs: inputs.map(\.frame), egress: egress)
             facts.egress = record(egress)
             output = computed.output
             facts.bytesSent = computed.bytesSent
@@ -165,12 +169,12 @@ public final class EscrowHost: Sendable {
 
     /// Step 2: the individual's decision. A new flow is recorded as pending.
     ///
-    /// - Returns: the flow's short id.
+    /// - Returns: the flow's short id and the location accuracy its run gets.
     /// - Throws: `DecisionError` when the flow may not run now.
-    func decide(_ flow: Dataflow) throws -> String {
+    func decide(_ flow: Dataflow) throws -> (id: String, accuracy: LocationAccuracy) {
         switch try flows.decide(flow.identity, accessSQL: flow.request.access, lineage: flow.lineage,
                                 program: flow.request.program) {
-        case .allowed(let id): return id
+        case .allowed(let id, let accuracy): return (id, accuracy)
         case .refused(let refusal): throw refusal
         }
     }
@@ -221,12 +225,48 @@ public final class EscrowHost: Sendable {
         }
     }
 
-    /// Step 3: run the access SQL under the guard and build Ds.
-    func access(_ flow: Dataflow) throws -> AccessResult {
+    /// Step 3: run the access SQL under the guard and build Ds, once per location view (the
+    /// stored location, a masked one, or the masked one and k−1 dummies).
+    func access(_ flow: Dataflow, views: [LocationView?] = [nil]) throws -> [AccessResult] {
         let assets = self.assets
         return try connection.withLock { connection in
-            try connection.execute(try connection.prepare(flow.request.access), assets: assets)
+            try views.map { view in try connection.run(flow.request.access, view: view, assets: assets) }
         }
+    }
+
+    /// Step 4 for one input or several: with dummy inputs, every input runs at the same time,
+    /// started in random order, so the app's service sees requests alike in shape and time; only
+    /// the first (the real) input's output is kept. A dummy run that fails is logged, never the
+    /// run's failure.
+    func compute(_ flow: Dataflow, inputs: [Frame], egress: Egress?) async throws -> ComputeOutcome {
+        guard inputs.count > 1 else { return try await compute(flow, input: inputs[0], egress: egress) }
+        let outcomes = await withTaskGroup(of: (Int, Result<ComputeOutcome, any Error>).self) { group in
+            for index in inputs.indices.shuffled() {
+                group.addTask {
+                    do {
+                        return (index, .success(try await self.compute(flow, input: inputs[index], egress: egress)))
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            var outcomes: [Int: Result<ComputeOutcome, any Error>] = [:]
+            for await (index, outcome) in group { outcomes[index] = outcome }
+            return outcomes
+        }
+        var real = try outcomes[0, default: .failure(RunError.computeFailed(function: flow.function.id, underlying: CancellationError()))].get()
+        for index in inputs.indices.dropFirst() {
+            switch outcomes[index] {
+            case .success(let dummy)?:
+                real.bytesSent += dummy.bytesSent
+                real.bytesReceived += dummy.bytesReceived
+            case .failure(let error)?:
+                logger.notice("a run on a dummy location failed", metadata: ["function": "\(flow.function.id)", "error": "\(error)"])
+            case nil:
+                break
+            }
+        }
+        return real
     }
 
     /// Step 4: call the registered function on Ds, here or on the flow's compute server. Its

@@ -32,6 +32,17 @@ public enum GreatCircle {
         return GeoPoint(latitude: degrees(φ2), longitude: degrees(λ2)) ?? start
     }
 
+    /// The initial bearing from `a` to `b`, degrees clockwise from north in 0..<360 (0 when the
+    /// points coincide or `a` is a pole's point of view with no north).
+    public static func bearing(from a: GeoPoint, to b: GeoPoint) -> Double {
+        let φ1 = radians(a.latitude), φ2 = radians(b.latitude), Δλ = radians(b.longitude - a.longitude)
+        let y = sin(Δλ) * cos(φ2)
+        let x = cos(φ1) * sin(φ2) - sin(φ1) * cos(φ2) * cos(Δλ)
+        guard x != 0 || y != 0 else { return 0 }
+        let θ = degrees(atan2(y, x))
+        return θ < 0 ? θ + 360 : θ
+    }
+
     static func radians(_ degrees: Double) -> Double { degrees * .pi / 180 }
     static func degrees(_ radians: Double) -> Double { radians * 180 / .pi }
 }

@@ -59,6 +59,12 @@ public struct LocationMask: Sendable {
         return donut.point(u: u, v: v)
     }
 
+    /// The centre of the grid cell `truth` lies in: every point of the cell gets the same
+    /// answer, so what is derived from the cell (the population around it) is the same too.
+    func cellCenter(of truth: GeoPoint) -> GeoPoint {
+        grid.cell(of: truth).center
+    }
+
     private static func code(_ key: [UInt8], _ parts: [String]) -> [UInt8] {
         Array(HMAC<SHA256>.authenticationCode(for: Array(parts.joined(separator: "\u{0}").utf8), using: SymmetricKey(data: key)))
     }

@@ -11,6 +11,7 @@ extension Escrow_V1_RunRequest {
         functionID = request.compute
         if case .server(let id) = request.destination { serverID = id }
         parameters = request.parameters.values
+        locationAccuracy = request.locationAccuracy?.description ?? ""
         let (seconds, attoseconds) = wait.components
         waitForDecisionMs = switch seconds {
         case ..<0: 0
@@ -20,10 +21,13 @@ extension Escrow_V1_RunRequest {
     }
 
     /// The dataflow the app asks for (without the caller, which the daemon reads from the socket).
-    public var dataflowRequest: DataflowRequest {
+    ///
+    /// - Throws: `LocationAccuracyError` when the app asks for a location accuracy that cannot be read.
+    public func dataflowRequest() throws(LocationAccuracyError) -> DataflowRequest {
         DataflowRequest(app: app, purpose: purpose, access: accessSql, compute: functionID,
                         destination: serverID.isEmpty ? .device : .server(serverID),
-                        parameters: ComputeParameters(parameters))
+                        parameters: ComputeParameters(parameters),
+                        locationAccuracy: locationAccuracy.isEmpty ? nil : try LocationAccuracy(parsing: locationAccuracy))
     }
 
     /// How long the app waits for the individual's decision.

@@ -25,6 +25,9 @@ import Testing
                 ALTER TABLE Flow DROP COLUMN programDigest; ALTER TABLE Flow DROP COLUMN programPath;
                 DROP TABLE WitnessedHead; DROP TABLE AuditWitness;
                 ALTER TABLE AuditEntry DROP COLUMN serverComputeMs; ALTER TABLE AuditEntry DROP COLUMN caller;
+                ALTER TABLE Flow DROP COLUMN requestedAccuracy; ALTER TABLE Flow DROP COLUMN locationAccuracy;
+                ALTER TABLE AuditEntry DROP COLUMN locationAccuracy; ALTER TABLE AuditEntry DROP COLUMN locationRadius;
+                ALTER TABLE AuditEntry DROP COLUMN locationK; ALTER TABLE AuditEntry DROP COLUMN locationRuns;
                 PRAGMA user_version = 3
                 """)
             #expect(try state.scalarInt("PRAGMA user_version") == 3)

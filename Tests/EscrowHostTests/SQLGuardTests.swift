@@ -52,6 +52,10 @@ import Testing
         ("SELECT sqlite_compileoption_get(0)", .refused(.function(name: "sqlite_compileoption_get", reason: "an SQLite internal function; not allowed"))),
         ("SELECT last_insert_rowid()", .refused(.function(name: "last_insert_rowid", reason: "reports connection state, not data; not allowed"))),
         ("SELECT givenName FROM Contact ORDER BY random()", .refused(.function(name: "random", reason: "not a pure function (its result is random); compute() can make random values"))),
+        // joins that compare columns without the authorizer hearing of them (their lineage would be empty)
+        ("SELECT 1 FROM Contact a JOIN Contact b USING (id)", .refused(.implicitJoin("USING"))),
+        ("SELECT x FROM (SELECT '+1 555 0100' AS phoneNumbers) g NATURAL JOIN Contact", .refused(.implicitJoin("NATURAL"))),
+        ("select 1 from Location a join Location b using(latitude)", .refused(.implicitJoin("USING"))),
         // internal tables, other databases, other tables
         ("SELECT * FROM sqlite_master", .refused(.internalTable("sqlite_master"))),
         ("SELECT sql FROM sqlite_schema", .refused(.internalTable("sqlite_master"))),

@@ -50,7 +50,7 @@ extension Suite {
                 facts.outputSHA256 = String(repeating: "ab", count: 32)
                 let elapsed = try clock.measure {
                     for _ in 0..<calls {
-                        guard case .allowed(let flow) = try fixture.flows.decide(fixture.identity, accessSQL: request.access,
+                        guard case .allowed(let flow, _) = try fixture.flows.decide(fixture.identity, accessSQL: request.access,
                                                                                  lineage: lineage) else {
                             throw BenchError("the approved flow was refused")
                         }

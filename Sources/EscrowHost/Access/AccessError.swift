@@ -91,6 +91,11 @@ public enum AccessRefusal: Sendable, Equatable, CustomStringConvertible {
     case table(String)
     /// A virtual table module other than json_each/json_tree.
     case virtualTable(String)
+    /// A table of location data read other than through its masked copy, under a location
+    /// accuracy below exact (`main.Location`).
+    case unmaskedLocation(String)
+    /// A join that compares columns it does not name to the guard (`NATURAL`, `USING`).
+    case implicitJoin(String)
     /// EXPLAIN.
     case explain
     /// Any other operation.
@@ -124,6 +129,12 @@ public enum AccessRefusal: Sendable, Equatable, CustomStringConvertible {
             "reading \(name); access SQL can read only Contact, Location and Photos"
         case .virtualTable(let name):
             "virtual table \(name); only json_each and json_tree are allowed"
+        case .unmaskedLocation(let name):
+            "reading \(name); under the location accuracy the individual approved, location is read only as "
+                + "masked: name the table without a schema (Location, Photos)"
+        case .implicitJoin(let keyword):
+            "\(keyword) in a join: SQLite does not tell the guard which columns such a join compares, so what it reads "
+                + "cannot be shown or checked; name them with JOIN … ON a.column = b.column"
         case .explain:
             "EXPLAIN; send the query itself"
         case .operation(let name):

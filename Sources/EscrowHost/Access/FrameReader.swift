@@ -10,6 +10,10 @@ struct FrameReader {
     let policy: AccessPolicy
     let assets: AssetStore
     let database: OpaquePointer
+    /// Whether pictures lose the metadata that may locate them (EXIF, XMP, text chunks): under a
+    /// location accuracy below exact, a picture's bytes must not carry what its masked
+    /// coordinates hide.
+    var stripLocation = false
 
     func read(interruption: () -> AccessError?) throws -> AccessResult {
         let columnCount = Int(sqlite3_column_count(statement))
@@ -56,10 +60,15 @@ struct FrameReader {
                         String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
                     } ?? ""
                     if assetColumns[column] {
-                        let content = try assets.bytes(of: text)
+                        var content = try assets.bytes(of: text)
+                        if stripLocation {
+                            content = try LocationMetadata.strip(content)
+                        } else {
+                            // Stripped bytes are no longer the asset whose id is their hash.
+                            knownDigests.record(content, assetID: text)
+                        }
                         bytes += content.count
                         guard bytes <= policy.maxBytes else { throw AccessError.tooManyBytes(limit: policy.maxBytes) }
-                        knownDigests.record(content, assetID: text)
                         builders[column].append(bytes: content)
                     } else {
                         builders[column].append(text)

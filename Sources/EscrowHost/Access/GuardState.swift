@@ -21,6 +21,13 @@ final class GuardState {
     var deadline: UInt64 = .max
     /// Why the progress handler interrupted the running query.
     var interruption: AccessError?
+    /// The data tables whose masked copies in `temp` stand in for them (empty: none, exact
+    /// location). A table named here is readable only from `temp`.
+    var maskedTables: Set<String> = []
+    /// Set while a statement is compiled only for its lineage (never run): then a masked table
+    /// may be read from `main` too, since the masked copies still in `temp` from an earlier run
+    /// are not what a run of this statement will read.
+    var compilingForLineage = false
 
     /// Instructions between two progress-handler calls.
     static let progressInterval: Int32 = 1000
@@ -102,6 +109,24 @@ final class GuardState {
         }
         if AccessPolicy.tableFunctions.contains(lower) {
             return SQLITE_OK
+        }
+        if maskedTables.contains(table) {
+            // Under a location accuracy below exact the masked copy, materialized in `temp`
+            // before the query was compiled, is the only one readable: `main.Location`, a
+            // subquery, a join or a CTE reading `main` are all refused, however they name it.
+            if database == "temp" {
+                reads.insert(ColumnRead(table: table, column: column.isEmpty ? nil : column))
+                return SQLITE_OK
+            }
+            if compilingForLineage, database == nil || database == "main" {
+                reads.insert(ColumnRead(table: table, column: column.isEmpty ? nil : column))
+                return SQLITE_OK
+            }
+            if database == nil, column.isEmpty {
+                // count(*) of an unqualified name (it resolves to `temp` first): no values.
+                return SQLITE_OK
+            }
+            return deny(.unmaskedLocation("\(database ?? "main").\(table)\(column.isEmpty ? "" : ".\(column)")"))
         }
         if database == "temp" {
             return deny(.temporaryObject(operation: "reading", name: "temp.\(table)"))

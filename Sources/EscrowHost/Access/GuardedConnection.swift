@@ -17,8 +17,11 @@ import EscrowStore
 /// Not thread-safe: one caller at a time (the host keeps it behind a lock).
 public final class GuardedConnection {
     public let policy: AccessPolicy
-    private let database: Database
-    private let state: GuardState
+    let database: Database
+    let state: GuardState
+    /// The location view whose masked tables are in `temp` now, and the data version they were
+    /// built from (nil: none, queries read the stored location).
+    var materializedView: (id: String, dataVersion: Int64)?
     private let watchdog: GuardWatchdog
     private let printf: PrintfGuard
     private var cache: [String: AccessStatement] = [:]
@@ -45,9 +48,14 @@ public final class GuardedConnection {
         printf = try PrintfGuard(connection: handle, limit: policy.runningValueLimit)
         SubstringSearch.install(on: handle)
         CharacterTrim.install(on: handle)
+        installCallbacks()
+    }
+
+    /// Installs the authorizer and the progress handler, with `state` as their context.
+    func installCallbacks() {
         let context = Unmanaged.passUnretained(state).toOpaque()
-        sqlite3_set_authorizer(handle, guardAuthorizer, context)
-        sqlite3_progress_handler(handle, GuardState.progressInterval, guardProgressHandler, context)
+        sqlite3_set_authorizer(database.handle, guardAuthorizer, context)
+        sqlite3_progress_handler(database.handle, GuardState.progressInterval, guardProgressHandler, context)
     }
 
     deinit {
@@ -64,7 +72,10 @@ public final class GuardedConnection {
     /// - Returns: the compiled statement with its column-level lineage.
     /// - Throws: `AccessError` naming the refused part, or SQLite's message for invalid SQL.
     public func prepare(_ sql: String) throws(AccessError) -> AccessStatement {
-        if let cached = cache[sql] { return cached }
+        // A statement compiled against the masked tables is another statement than one compiled
+        // against the stored ones.
+        let cacheKey = state.compilingForLineage ? "lineage\u{0}" + sql : state.maskedTables.isEmpty ? sql : "masked\u{0}" + sql
+        if let cached = cache[cacheKey] { return cached }
         let length = sql.utf8.count
         guard length <= policy.maxSQLLength else { throw .sqlTooLong(length: length, limit: policy.maxSQLLength) }
         let keyword = SQLText.firstKeyword(sql)
@@ -76,6 +87,13 @@ public final class GuardedConnection {
         case "ATTACH": throw .refused(.attach(""))
         case "DETACH": throw .refused(.detach(""))
         default: throw .refused(.statement(keyword))
+        }
+
+        // SQLite compares the columns of a NATURAL or USING join without asking the authorizer:
+        // such a join could read (and filter on, or return) columns the lineage never names.
+        for token in SQLText.tokens(sql) where token.count == 5 || token.count == 7 {
+            let word = String(decoding: token, as: UTF8.self).uppercased()
+            if word == "USING" || word == "NATURAL" { throw .refused(.implicitJoin(word)) }
         }
 
         // Table-valued pragma functions (pragma_table_info, …) are pragmas too.
@@ -104,13 +122,26 @@ public final class GuardedConnection {
         if let refusal = state.refusal { throw .refused(refusal) }
         guard sqlite3_stmt_readonly(statement) != 0 else { throw .refused(.statement(keyword)) }
         if cache.count >= Self.cacheLimit { cache.removeAll() }
-        cache[sql] = compiled
+        cache[cacheKey] = compiled
         return compiled
     }
 
     /// The column-level lineage of `sql`: exactly the (table, column) pairs it reads.
     public func lineage(of sql: String) throws(AccessError) -> Lineage {
-        try prepare(sql).lineage
+        state.compilingForLineage = true
+        defer { state.compilingForLineage = false }
+        return try prepare(sql).lineage
+    }
+
+    /// Runs access SQL over the stored location (`view` nil) or a masked view of it, and builds
+    /// its result frame.
+    ///
+    /// - Throws: `AccessError` when the SQL is refused (under a view: also any read of the stored
+    ///   location) or fails; `StoreError` when the masked tables cannot be built or an asset is
+    ///   missing.
+    public func run(_ sql: String, view: LocationView?, assets: AssetStore) throws -> AccessResult {
+        try use(view)
+        return try execute(try prepare(sql), assets: assets)
     }
 
     /// Runs a compiled access statement and builds its result frame, turning `Photos.asset`
@@ -124,8 +155,9 @@ public final class GuardedConnection {
         // Deferred blocks run last first: the watchdog is disarmed before the statement is reset.
         defer { sqlite3_reset(statement.handle) }
         defer { watchdog.disarm() }
-        return try FrameReader(statement: statement.handle, policy: policy, assets: assets, database: database.handle)
-            .read(interruption: { self.interruption })
+        var reader = FrameReader(statement: statement.handle, policy: policy, assets: assets, database: database.handle)
+        reader.stripLocation = !state.maskedTables.isEmpty
+        return try reader.read(interruption: { self.interruption })
     }
 
     /// Why the running query was interrupted: the progress handler's reason, or the time limit

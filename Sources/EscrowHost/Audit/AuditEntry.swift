@@ -42,6 +42,8 @@ public struct AuditDraft: Sendable, Hashable {
     /// Every outbound request the compute function made, in the order sent (those to domains the
     /// individual ignores left out). Stored beside the entry and covered by its hash.
     public var egress: [EgressRecord] = []
+    /// What the run's access saw of the location, when its SQL read any (nil otherwise).
+    public var location: AuditLocation?
 
     public init(flowID: String?, app: String, purpose: String, functionID: String, outcome: AuditOutcome,
                 reason: String? = nil, destination: String) {
@@ -52,6 +54,28 @@ public struct AuditDraft: Sendable, Hashable {
         self.outcome = outcome
         self.reason = reason
         self.destination = destination
+    }
+}
+
+/// What a run's access saw of the individual's location: the accuracy applied, the mask's outer
+/// radius, the people the masked area is estimated to hold, and how many times the function ran.
+public struct AuditLocation: Sendable, Hashable {
+    /// The accuracy applied, as `LocationAccuracy` spells it (`exact`, `1km`, `city`…).
+    public var accuracy: String
+    /// The mask's outer radius at the individual's latest location, in meters (nil for exact and
+    /// for city, region and country).
+    public var radius: Double?
+    /// How many people the masked area is estimated to hold (a city's, region's or country's
+    /// population; for a radius, the estimate at the latest location), nil for exact.
+    public var k: Int?
+    /// How many times the function ran: 1, or k when k−1 runs on dummy inputs hid the real one.
+    public var runs: Int
+
+    public init(accuracy: String, radius: Double? = nil, k: Int? = nil, runs: Int = 1) {
+        self.accuracy = accuracy
+        self.radius = radius
+        self.k = k
+        self.runs = runs
     }
 }
 
@@ -113,6 +137,14 @@ public struct AuditEntry: Sendable, Hashable {
                 encoder.append(record.tracker)
                 encoder.append(Int64(observation.sentData ? 1 : 0))
             }
+        }
+        // Added in schema version 9: entries of runs that read no location hash as before.
+        if let location = facts.location {
+            encoder.append("location")
+            encoder.append(location.accuracy)
+            encoder.append(location.radius)
+            encoder.append(location.k.map(Int64.init))
+            encoder.append(Int64(location.runs))
         }
         return encoder.sha256()
     }

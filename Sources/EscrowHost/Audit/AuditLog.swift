@@ -43,8 +43,8 @@ public struct AuditLog: Sendable {
                 try database.cached("""
                     INSERT INTO AuditEntry (seq, time, flowId, app, purpose, functionId, outcome, reason, reads, rowsRead,
                         bytesToCompute, destination, bytesSent, bytesReceived, serverLatencyMs, durationMs, outputSHA256,
-                        prevHash, hash, caller, serverComputeMs)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        prevHash, hash, caller, serverComputeMs, locationAccuracy, locationRadius, locationK, locationRuns)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """).run([
                         .integer(Int64(seq)), .text(time), .nullable(facts.flowID), .text(facts.app), .text(facts.purpose),
                         .text(facts.functionID), .text(facts.outcome.rawValue), .nullable(facts.reason),
@@ -52,7 +52,9 @@ public struct AuditLog: Sendable {
                         .integer(Int64(facts.bytesToCompute)), .text(facts.destination), .integer(Int64(facts.bytesSent)),
                         .integer(Int64(facts.bytesReceived)), .nullable(facts.serverLatencyMs), .real(facts.durationMs),
                         .nullable(facts.outputSHA256), .text(prevHash), .text(hash), .nullable(facts.caller),
-                        .nullable(facts.serverComputeMs),
+                        .nullable(facts.serverComputeMs), .nullable(facts.location?.accuracy),
+                        .nullable(facts.location?.radius), facts.location?.k.map { .integer(Int64($0)) },
+                        facts.location.map { .integer(Int64($0.runs)) },
                     ])
                 if !facts.egress.isEmpty {
                     let insert = try database.cached("""
@@ -203,7 +205,8 @@ public struct AuditLog: Sendable {
 
     private static let columns = """
         seq, time, flowId, app, purpose, functionId, outcome, reason, reads, rowsRead, bytesToCompute, destination,
-        bytesSent, bytesReceived, serverLatencyMs, durationMs, outputSHA256, prevHash, hash, caller, serverComputeMs
+        bytesSent, bytesReceived, serverLatencyMs, durationMs, outputSHA256, prevHash, hash, caller, serverComputeMs,
+        locationAccuracy, locationRadius, locationK, locationRuns
         """
 
     /// - Throws: `StoreError.unreadableValue` when its stored `reads` cannot be read back.
@@ -223,6 +226,10 @@ public struct AuditLog: Sendable {
         facts.outputSHA256 = row.string(16)
         facts.caller = row.string(19)
         facts.serverComputeMs = row.isNull(20) ? nil : row.double(20)
+        if let accuracy = row.string(21) {
+            facts.location = AuditLocation(accuracy: accuracy, radius: row.isNull(22) ? nil : row.double(22),
+                                           k: row.isNull(23) ? nil : Int(row.int64(23)), runs: Int(row.int64(24)))
+        }
         return AuditEntry(seq: Int(row.int64(0)), time: row.string(1) ?? "", facts: facts,
                           prevHash: row.string(17) ?? "", hash: row.string(18) ?? "")
     }

@@ -14,6 +14,8 @@ public struct FlowIdentity: Sendable, Hashable {
     public let destination: Destination
     /// The path of the program that asked (runs through the daemon); nil for in-process runs.
     public let programPath: String?
+    /// The location accuracy the app asked for, if it asked.
+    public let locationAccuracy: LocationAccuracy?
 
     public init(request: DataflowRequest, function: FunctionDescriptor) {
         app = request.app
@@ -23,6 +25,7 @@ public struct FlowIdentity: Sendable, Hashable {
         parameters = request.parameters
         self.destination = request.destination
         programPath = request.program?.path
+        locationAccuracy = request.locationAccuracy
     }
 
     /// SHA-256 (hex) of the canonical encoding: every part length-prefixed, in a fixed order.
@@ -45,6 +48,12 @@ public struct FlowIdentity: Sendable, Hashable {
         if let programPath {
             encoder.append("program")
             encoder.append(programPath)
+        }
+        // Added with schema version 9, only when the app asks for an accuracy: another ask is
+        // another flow, while the individual's own choice is a decision on the same flow.
+        if let locationAccuracy {
+            encoder.append("location-accuracy")
+            encoder.append(locationAccuracy.description)
         }
         return encoder.sha256()
     }

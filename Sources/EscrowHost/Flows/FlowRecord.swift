@@ -65,10 +65,44 @@ public struct FlowRecord: Sendable, Hashable {
     public let programPath: String?
     /// SHA-256 of the program's executable the current decision was made for (the latest seen).
     public let programDigest: String?
+    /// The location accuracy the app asked for, if it asked.
+    public let requestedAccuracy: LocationAccuracy?
+    /// The location accuracy the individual chose, if they chose one.
+    public let chosenAccuracy: LocationAccuracy?
+
+    /// The accuracy every run of this flow gets: the coarser of what the app asked for and what
+    /// the individual chose (each exact when not given).
+    public var locationAccuracy: LocationAccuracy {
+        LocationAccuracy.coarser(requestedAccuracy ?? .exact, chosenAccuracy ?? .exact)
+    }
+
+    /// Whether the access SQL reads where the individual is: a column of Location, or a
+    /// photo's coordinates.
+    public var readsLocation: Bool {
+        reads.contains { LocationColumns.locates($0) }
+    }
 
     /// The tables read, sorted.
     public var tables: [String] {
         Set(reads.compactMap { $0.split(separator: ".").first.map(String.init) }).sorted()
+    }
+}
+
+/// The columns that say where the individual is, which a location accuracy below exact masks,
+/// drops or coarsens (docs/LOCATION.md).
+public enum LocationColumns {
+    /// The table whose every row is a place the individual was.
+    public static let table = "Location"
+    /// Photos' columns that locate: the coordinates, and the asset, whose file may carry the
+    /// position in its metadata (EXIF, XMP).
+    public static let photoColumns: Set<String> = ["latitude", "longitude", "asset"]
+
+    /// Whether `read` (`Table.column` or `Table.*`) reads location.
+    public static func locates(_ read: String) -> Bool {
+        let parts = read.split(separator: ".", maxSplits: 1).map(String.init)
+        guard let table = parts.first else { return false }
+        if table == Self.table { return true }
+        return table == "Photos" && parts.count == 2 && (photoColumns.contains(parts[1]) || parts[1] == "*")
     }
 }
 

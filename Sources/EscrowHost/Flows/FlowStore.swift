@@ -19,8 +19,8 @@ public struct FlowStore: Sendable {
 
     /// The outcome of the decision step for one run.
     public enum Verdict: Sendable, Equatable {
-        /// The flow may run.
-        case allowed(flow: String)
+        /// The flow may run, with the location accuracy its runs get.
+        case allowed(flow: String, accuracy: LocationAccuracy)
         /// The flow may not run now, with the reason the app gets.
         case refused(DecisionError)
     }
@@ -39,8 +39,9 @@ public struct FlowStore: Sendable {
         let standing = try state.read { database in try Self.flow(key: key, in: database) }
         if let standing, standing.status == .approved, program == nil || standing.programDigest == program?.sha256 {
             switch standing.approval {
-            case .always?: return .allowed(flow: standing.id)
-            case .until(let until)? where state.clock.secondsSince1970 < until: return .allowed(flow: standing.id)
+            case .always?: return .allowed(flow: standing.id, accuracy: standing.locationAccuracy)
+            case .until(let until)? where state.clock.secondsSince1970 < until:
+                return .allowed(flow: standing.id, accuracy: standing.locationAccuracy)
             default: break
             }
         }
@@ -65,16 +66,16 @@ public struct FlowStore: Sendable {
             }
             switch (current.status, current.approval) {
             case (.approved, .always?):
-                return .allowed(flow: current.id)
+                return .allowed(flow: current.id, accuracy: current.locationAccuracy)
             case (.approved, .until(let until)?):
-                if now.seconds < until { return .allowed(flow: current.id) }
+                if now.seconds < until { return .allowed(flow: current.id, accuracy: current.locationAccuracy) }
                 try Self.setStatus(current.id, .pending, approval: nil, until: nil, reason: nil, now: now.text,
                                    history: "expired", in: database)
                 return .refused(.awaitingApproval(flow: current.id))
             case (.approved, .once?):
                 try Self.setStatus(current.id, .pending, approval: nil, until: nil, reason: nil, now: now.text,
                                    history: "once used", in: database)
-                return .allowed(flow: current.id)
+                return .allowed(flow: current.id, accuracy: current.locationAccuracy)
             case (.denied, _):
                 return .refused(.denied(flow: current.id, reason: current.reason))
             case (.revoked, _):
@@ -87,18 +88,32 @@ public struct FlowStore: Sendable {
 
     // MARK: The individual's decisions
 
-    /// Approves a flow (from any status).
+    /// Approves a flow (from any status), optionally choosing the location accuracy its runs get.
+    ///
+    /// - Parameters:
+    ///   - approval: how long the approval lasts; nil keeps the approval of a flow approved already
+    ///     (to change only its accuracy) and approves any other `always`.
+    ///   - accuracy: the individual's choice; nil keeps the choice made before (none: what the app
+    ///     asked for, else exact). Choosing lower than the app asked is a decision on the same flow.
     @discardableResult
-    public func approve(_ id: String, _ approval: Approval) throws -> FlowRecord {
-        if case .until(let until) = approval, until <= state.clock.secondsSince1970 {
+    public func approve(_ id: String, _ approval: Approval?, accuracy: LocationAccuracy? = nil) throws -> FlowRecord {
+        if case .until(let until)? = approval, until <= state.clock.secondsSince1970 {
             throw FlowError.approvalInThePast(Timestamp.format(secondsSince1970: until))
         }
         return try state.write { database in
             let flow = try Self.resolve(id, in: database)
+            let kept = flow.status == .approved ? flow.approval : nil
+            let applied = approval ?? kept ?? .always
             var until: String?
-            if case .until(let seconds) = approval { until = Timestamp.format(secondsSince1970: seconds) }
-            try Self.setStatus(flow.id, .approved, approval: approval.kind, until: until, reason: nil,
-                               now: state.clock.now().text, history: "approve \(approval.description)", in: database)
+            if case .until(let seconds) = applied { until = Timestamp.format(secondsSince1970: seconds) }
+            var history = "approve \(applied.description)"
+            if let accuracy {
+                try database.prepare("UPDATE Flow SET locationAccuracy = ? WHERE id = ?")
+                    .run([.text(accuracy.description), .text(flow.id)])
+                history += ", location \(accuracy.description)"
+            }
+            try Self.setStatus(flow.id, .approved, approval: applied.kind, until: until, reason: nil,
+                               now: state.clock.now().text, history: history, in: database)
             return try Self.resolve(flow.id, in: database)
         }
     }
@@ -166,7 +181,8 @@ public struct FlowStore: Sendable {
 
     private static let columns = """
         id, key, app, purpose, accessSQL, normalizedSQL, functionId, functionVersion, functionDigest, parameters,
-        destination, reads, status, approval, approvedUntil, reason, createdAt, decidedAt, programPath, programDigest
+        destination, reads, status, approval, approvedUntil, reason, createdAt, decidedAt, programPath, programDigest,
+        requestedAccuracy, locationAccuracy
         """
 
     /// - Throws: `StoreError.unreadableValue` when a stored JSON value cannot be read back.
@@ -187,8 +203,21 @@ public struct FlowStore: Sendable {
             reads: try JSONStrings.decode(row.string(11), table: "dataflow", record: id, column: "reads"),
             status: FlowStatus(rawValue: row.string(12) ?? "") ?? .pending, approval: approval,
             reason: row.string(15), createdAt: row.string(16) ?? "", decidedAt: row.string(17),
-            programPath: row.string(18), programDigest: row.string(19)
+            programPath: row.string(18), programDigest: row.string(19),
+            requestedAccuracy: try accuracy(row.string(20), flow: id, column: "requestedAccuracy"),
+            chosenAccuracy: try accuracy(row.string(21), flow: id, column: "locationAccuracy")
         )
+    }
+
+    /// A stored accuracy read back; one the escrow did not write is an error, never exact.
+    private static func accuracy(_ text: String?, flow: String, column: String) throws(StoreError) -> LocationAccuracy? {
+        guard let text else { return nil }
+        do {
+            return try LocationAccuracy(parsing: text)
+        } catch {
+            throw .unreadableValue(table: "dataflow", record: flow, column: column, database: "escrow.sqlite",
+                                   problem: error.description)
+        }
     }
 
     private static func flow(key: String, in database: Database) throws -> FlowRecord? {
@@ -217,8 +246,9 @@ public struct FlowStore: Sendable {
                                       program: CallerProgram?, now: String, in database: Database) throws -> String {
         let insert = try database.prepare("""
             INSERT OR IGNORE INTO Flow (id, key, app, purpose, accessSQL, normalizedSQL, functionId, functionVersion,
-                functionDigest, parameters, destination, reads, status, createdAt, programPath, programDigest)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
+                functionDigest, parameters, destination, reads, status, createdAt, programPath, programDigest,
+                requestedAccuracy)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)
             """)
         // The short id is the key's first 8 hex characters, longer in the unlikely case of a clash.
         for length in stride(from: 8, through: 64, by: 4) {
@@ -228,7 +258,7 @@ public struct FlowStore: Sendable {
                 .text(identity.normalizedSQL), .text(identity.function.id), .integer(Int64(identity.function.version)),
                 .text(identity.function.codeDigest), .text(identity.parametersJSON), .text(identity.destination.description),
                 .text(JSONStrings.encode(lineage.sorted.map(\.description))), .text(now),
-                .nullable(program?.path), .nullable(program?.sha256),
+                .nullable(program?.path), .nullable(program?.sha256), .nullable(identity.locationAccuracy?.description),
             ])
             if database.changes == 1 {
                 try database.prepare("INSERT INTO Decision (flowId, time, decision) VALUES (?, ?, 'new: pending')")

@@ -678,6 +678,10 @@ public nonisolated struct Escrow_V1_RunRequest: Sendable {
   /// AWAITING_APPROVAL at once.
   public var waitForDecisionMs: UInt64 = 0
 
+  /// The location accuracy the app asks for: "exact", "city", "region", "country", "<N>m" or
+  /// "<N>km"; empty when it does not ask. Part of the dataflow's identity (docs/LOCATION.md).
+  public var locationAccuracy: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1590,7 +1594,7 @@ nonisolated extension Escrow_V1_Error.Code: SwiftProtobuf._ProtoNameProviding {
 
 nonisolated extension Escrow_V1_RunRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".RunRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{1}purpose\0\u{3}access_sql\0\u{3}function_id\0\u{3}server_id\0\u{1}parameters\0\u{3}wait_for_decision_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{1}purpose\0\u{3}access_sql\0\u{3}function_id\0\u{3}server_id\0\u{1}parameters\0\u{3}wait_for_decision_ms\0\u{3}location_accuracy\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1605,6 +1609,7 @@ nonisolated extension Escrow_V1_RunRequest: SwiftProtobuf.Message, SwiftProtobuf
       case 5: try { try decoder.decodeSingularStringField(value: &self.serverID) }()
       case 6: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: &self.parameters) }()
       case 7: try { try decoder.decodeSingularUInt64Field(value: &self.waitForDecisionMs) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.locationAccuracy) }()
       default: break
       }
     }
@@ -1632,6 +1637,9 @@ nonisolated extension Escrow_V1_RunRequest: SwiftProtobuf.Message, SwiftProtobuf
     if self.waitForDecisionMs != 0 {
       try visitor.visitSingularUInt64Field(value: self.waitForDecisionMs, fieldNumber: 7)
     }
+    if !self.locationAccuracy.isEmpty {
+      try visitor.visitSingularStringField(value: self.locationAccuracy, fieldNumber: 8)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1643,6 +1651,7 @@ nonisolated extension Escrow_V1_RunRequest: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.serverID != rhs.serverID {return false}
     if lhs.parameters != rhs.parameters {return false}
     if lhs.waitForDecisionMs != rhs.waitForDecisionMs {return false}
+    if lhs.locationAccuracy != rhs.locationAccuracy {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

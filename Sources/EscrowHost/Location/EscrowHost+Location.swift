@@ -1,0 +1,81 @@
+import EscrowCore
+import EscrowLocation
+import EscrowStore
+import Synchronization
+
+/// What a run's access reads of the location: the views to run it over (the first is the real
+/// one; nil is the stored location, exact) and the facts for the audit entry.
+struct LocationPlan: Sendable {
+    /// One access per view; more than one when k−1 dummy inputs hide the real one.
+    let views: [LocationView?]
+    /// Nil when the flow's SQL reads no location.
+    let facts: AuditLocation?
+
+    static let unmasked = LocationPlan(views: [nil], facts: nil)
+}
+
+extension EscrowHost {
+    /// The location plan of a run of `flow` at `accuracy` (docs/LOCATION.md).
+    ///
+    /// - Throws: `StoreError` when the location secret or the settings cannot be read,
+    ///   `LocationSettingError` for a stored setting out of range, `PlaceTableError` when the
+    ///   bundled places cannot be decoded, `LocationMaskError` when the mask cannot be made.
+    func locationPlan(for flow: Dataflow, accuracy: LocationAccuracy) throws -> LocationPlan {
+        let reads = flow.lineage.sorted.map(\.description)
+        guard reads.contains(where: LocationColumns.locates) else { return .unmasked }
+        guard accuracy != .exact else {
+            return LocationPlan(views: [nil], facts: AuditLocation(accuracy: accuracy.description))
+        }
+        let settings = try LocationSettings.read(flows.state)
+        let level: MaskLevel = switch accuracy {
+        case .exact, .radius: .radius(Double(accuracy.meters ?? 0))
+        case .city: .city
+        case .region: .region
+        case .country: .country
+        }
+        let masker = try GeoMasker(secret: try LocationSecret.load(home), flow: flow.identity.key, level: level,
+                                   minimumShare: Double(settings.minimumPercent) / 100, k: settings.k,
+                                   places: try PlaceTable.bundled())
+        let readsTable = reads.contains { $0.hasPrefix("\(LocationColumns.table).") }
+        let latest = try connection.withLock { connection throws(StoreError) in
+            try connection.latestLocation(fromLocationTable: readsTable)
+        }.flatMap { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) }
+        let horizontalAccuracy = accuracy.meters.map(Double.init)
+        let prefix = "\(flow.identity.key)|\(accuracy)|k\(settings.k)|r\(settings.minimumPercent)"
+        let real = LocationView(id: prefix, horizontalAccuracy: horizontalAccuracy) { latitude, longitude in
+            guard let truth = GeoPoint(latitude: latitude, longitude: longitude) else { return (.nan, .nan) }
+            let masked = masker.mask(truth).point
+            return (masked.latitude, masked.longitude)
+        }
+        guard let latest else {
+            return LocationPlan(views: [real], facts: AuditLocation(accuracy: accuracy.description))
+        }
+        let masked = masker.mask(latest)
+        var views: [LocationView?] = [real]
+        if masker.isSparse(latest) {
+            // Each dummy input is the individual's data moved to another populated place, shape
+            // and all (every point keeps its bearing and distance from the latest one), then
+            // masked the same way: the requests look alike, and each is stable over runs.
+            for (index, origin) in masker.dummyOrigins(for: latest).enumerated() {
+                views.append(LocationView(id: "\(prefix)|dummy \(index) at \(origin)", horizontalAccuracy: horizontalAccuracy) { latitude, longitude in
+                    guard let point = GeoPoint(latitude: latitude, longitude: longitude) else { return (.nan, .nan) }
+                    let moved = GreatCircle.destination(from: origin, bearing: GreatCircle.bearing(from: latest, to: point),
+                                                        distance: GreatCircle.distance(latest, point))
+                    let masked = masker.mask(moved).point
+                    return (masked.latitude, masked.longitude)
+                })
+            }
+        }
+        let facts = AuditLocation(accuracy: accuracy.description, radius: masked.radius,
+                                  k: Int(min(masked.people.rounded(.down), 1e15)), runs: views.count)
+        return LocationPlan(views: views, facts: facts)
+    }
+}
+
+extension LocationAccuracy {
+    /// The radius in meters, for a radius accuracy.
+    var meters: Int? {
+        if case .radius(let meters) = self { return meters }
+        return nil
+    }
+}
