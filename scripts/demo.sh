@@ -95,6 +95,14 @@ show "$escrow" approve "$flow"
 step "7. The app runs again: it gets the region; the point never leaves"
 show "$escrow" run "${wikipedia[@]}"
 
+step "7b. The individual lowers its location accuracy: the same dataflow, a new decision; the app still works"
+echo "The app never said how precisely it needs the location, so it got it exactly. Now it gets a point"
+echo "within 5 km (the same one however often it asks), and only its region is computed from that:"
+show "$escrow" approve "$flow" --location-accuracy 5km
+show "$escrow" run "${wikipedia[@]}"
+show "$escrow" flows
+show "$escrow" audit show "$("$escrow" audit --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["seq"])')"
+
 step "8. A messenger's contact discovery (the paper's RQ2 flow), approved the same way"
 messenger=(--app org.example.messenger --purpose "Find friends who use the app"
   --sql "SELECT givenName, familyName, phoneNumbers FROM Contact" --compute contacts.tuples)
@@ -136,7 +144,7 @@ show "$escrow" servers add compute-1 --address "127.0.0.1:$compute_port" --ca "$
   --server-name compute-1 --client-cert "$home/certs/client.pem" --client-key "$home/certs/client-key.pem"
 backend="http://127.0.0.1:$platform_port"
 
-step "12. A weather app (the paper's running example): pending, reviewed, approved, answered"
+step "12. A weather app (the paper's running example) asks for your city only: reviewed, approved, answered"
 weather=(--service "http://api.weather.example.com:$platform_port"
          --analytics "http://ssl.google-analytics.com:$platform_port/collect")
 out=$("$bin/EscrowWeatherApp" "${weather[@]}" || true); echo "$out"
@@ -159,7 +167,7 @@ show "$escrow" flows show "$(echo "$out" | pending_flow)"
 show "$escrow" approve "$(echo "$out" | pending_flow)"
 show "$bin/EscrowContactDiscoveryApp" --directory "$backend" --server compute-1
 
-step "14. Nearby articles: only the area around you leaves, never the point"
+step "14. Nearby articles: it asks for 1 km accuracy; only the area around that point leaves"
 out=$("$bin/EscrowNearbyArticlesApp" --service "$backend" || true); echo "$out"
 show "$escrow" approve "$(echo "$out" | pending_flow)"
 show "$bin/EscrowNearbyArticlesApp" --service "$backend"
