@@ -23,12 +23,15 @@ public enum LocationAccuracy: Sendable, Hashable, CustomStringConvertible {
     /// The largest radius, in meters; coarser than that is `city`, `region` or `country`.
     public static let maximumRadius = 100_000
 
-    /// Reads `exact`, `city`, `region`, `country`, `<N>m` or `<N>km` (`500m`, `1km`, `2.5km`;
-    /// case and surrounding spaces do not matter).
+    /// Reads `exact`, `city`, `region`, `country`, `<N>m` or `<N>km` (`500m`, `1km`, `2.5km`,
+    /// `750 m`; case and surrounding spaces do not matter).
     ///
     /// - Throws: `LocationAccuracyError` naming what is wrong and what is accepted.
     public init(parsing text: String) throws(LocationAccuracyError) {
-        let word = String(text.unicodeScalars.filter { $0 != " " && $0 != "\t" }).lowercased()
+        // Words of ASCII spaces and tabs: one word, or a number and its unit.
+        let words = text.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard words.count == 1 || (words.count == 2 && (words[1] == "m" || words[1] == "km")) else { throw .unknown(text) }
+        let word = words.joined()
         switch word {
         case "exact": self = .exact
         case "city": self = .city
