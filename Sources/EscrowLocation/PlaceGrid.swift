@@ -2,8 +2,8 @@ import Foundation
 
 /// A spatial index of places on the sphere: rows of `rowHeight` degrees of latitude, each cut
 /// into as many longitude cells as make them about as wide as they are tall (so cells stay near
-/// 55 km square, down to a few cells, then one, per row at the poles), the last cell of a row
-/// meeting the first at the antimeridian.
+/// 55 km square: 720 cells in a row at the equator, 3 in the rows at the poles), the last cell of
+/// a row meeting the first at the antimeridian.
 ///
 /// A query names a spherical cap (a centre and a radius) and visits every place of every cell its
 /// bounding box touches: the rows the cap's latitudes cross, and in each row the cells its
@@ -67,13 +67,15 @@ struct PlaceGrid: Sendable {
     /// Calls `body` with the index of every place within `radius` meters of `center`, and of some
     /// farther ones (those of the cells the cap's bounding box touches).
     func forEachCandidate(near center: GeoPoint, within radius: Double, _ body: (Int) -> Void) {
-        // A hair wider than the cap, so rounding cannot leave out a place on its edge.
+        // A hair wider than the cap, so rounding cannot leave out a place on its edge. A cap of
+        // half the Earth or more (or of a radius that is no number) is the whole Earth.
         let angle = max(0, radius) / GreatCircle.earthRadius * (1 + 1e-9) + 1e-12
-        let angleDegrees = GreatCircle.degrees(angle)
+        let wholeEarth = !(angle < .pi)
+        let angleDegrees = wholeEarth ? 180 : GreatCircle.degrees(angle)
         let south = center.latitude - angleDegrees, north = center.latitude + angleDegrees
         let firstRow = Self.row(of: south), lastRow = Self.row(of: north)
         // The cap holds a pole (or is half the sphere): every longitude of its rows.
-        let wholeRows = angle >= .pi / 2 || north >= 90 || south <= -90
+        let wholeRows = wholeEarth || angle >= .pi / 2 || north >= 90 || south <= -90
         // Within the cap, longitude differs from the centre's by at most asin(sin δ / cos φ).
         let halfWidth = wholeRows ? 180 : GreatCircle.degrees(asin(min(1, sin(angle) / cos(GreatCircle.radians(center.latitude))))) + 1e-9
         members.withUnsafeBufferPointer { members in

@@ -41,7 +41,7 @@ struct PlaceFile: Sendable {
     init(bytes: [UInt8]) throws(PlaceTableError) {
         var reader = ByteReader(bytes: bytes)
         guard bytes.count >= Self.magic.count else {
-            throw .truncated(section: "header", needed: Self.headerSize, available: bytes.count)
+            throw .truncated(section: "header", needed: Self.headerSize + 4, available: bytes.count)
         }
         guard Array(bytes[0..<Self.magic.count]) == Self.magic else { throw .notAPlaceTable }
         guard bytes.count >= Self.headerSize + 4 else {

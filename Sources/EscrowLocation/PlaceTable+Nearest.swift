@@ -45,9 +45,13 @@ extension PlaceTable {
     ///   - point: where the individual is.
     ///   - count: how many places to return.
     ///   - minimum: the least distance, in meters, from `point` and between the places.
-    /// - Returns: `count` places, or fewer only when the whole table holds fewer so spaced.
+    /// - Returns: `count` places, or fewer only when the whole table holds fewer so spaced (none
+    ///   for a `minimum` that is no number).
+    ///
+    /// Meant for a few to a few dozen places: checking the spacing costs `count` distances per
+    /// place taken.
     public func nearestPlaces(to point: GeoPoint, count: Int, apartFrom minimum: Double) -> [Place] {
-        guard count > 0 else { return [] }
+        guard count > 0, !minimum.isNaN else { return [] }
         var kept: [Int] = []
         var done = -1.0
         var radius = max(Self.firstSearchRadius, 2 * minimum)
@@ -62,7 +66,7 @@ extension PlaceTable {
             }
             candidates.sort { ($0.distance, $0.index) < ($1.distance, $1.index) }
             for candidate in candidates where kept.count < count {
-                let spaced = kept.allSatisfy { GreatCircle.distance(points[$0], points[candidate.index]) >= minimum }
+                let spaced = minimum <= 0 || kept.allSatisfy { GreatCircle.distance(points[$0], points[candidate.index]) >= minimum }
                 if spaced { kept.append(candidate.index) }
             }
             done = last ? Self.farthest : radius

@@ -54,8 +54,9 @@ extension PlaceTable {
     ///   - lower: the least radius to return, in meters.
     ///   - upper: the greatest radius to try, in meters.
     /// - Returns: the radius, `lower` when it already holds enough; nil when even `upper` holds
-    ///   fewer than `people`, or `lower` is above `upper`.
+    ///   fewer than `people`, when `lower` is above `upper`, or when either is not finite.
     public func radius(holding people: Double, around point: GeoPoint, from lower: Double, upTo upper: Double) -> Double? {
+        guard lower.isFinite, upper.isFinite else { return nil }
         let lower = max(0, lower)
         guard lower <= upper, self.people(within: upper, of: point) >= people else { return nil }
         if self.people(within: lower, of: point) >= people { return lower }

@@ -220,6 +220,25 @@ import Testing
         #expect(table.radius(holding: 0, around: pacific, from: 10, upTo: 50) == 10)
     }
 
+    /// Radii and spacings that are no number, infinite or negative give an answer, never a trap.
+    @Test func oddArgumentsGiveAnswersNotCrashes() throws {
+        let table = try Self.table()
+        let paris = try Self.point(48.8530, 2.3480)
+        #expect(table.people(within: .nan, of: paris) == 0)
+        #expect(table.people(within: -5, of: paris) == 0)
+        #expect(table.people(within: .infinity, of: paris) > 1e9)
+        #expect(table.radius(holding: 1_000, around: paris, from: 0, upTo: .infinity) == nil)
+        #expect(table.radius(holding: 1_000, around: paris, from: .nan, upTo: 1_000) == nil)
+        #expect(table.radius(holding: .nan, around: paris, from: 0, upTo: 1_000) == nil)
+        #expect(table.radius(holding: 1_000, around: paris, from: -50, upTo: 100_000).map { $0 >= 0 } == true)
+        #expect(table.nearestPlaces(to: paris, count: 3, apartFrom: .nan).isEmpty)
+        #expect(table.nearestPlaces(to: paris, count: 3, apartFrom: .infinity).isEmpty)
+        #expect(table.nearestPlaces(to: paris, count: -1, apartFrom: 10).isEmpty)
+        #expect(table.nearestPlaces(to: paris, count: 3, apartFrom: -10).count == 3)
+        // Two places at most lie 20,000 km apart on a sphere whose half circumference is 20,015 km.
+        #expect(table.nearestPlaces(to: paris, count: 3, apartFrom: 20_000_000).count <= 2)
+    }
+
     // MARK: Hostile bytes
 
     /// A place table written field by field, as scripts/make-places.py writes one, with the CRC-32
@@ -317,8 +336,8 @@ import Testing
         var flipped = committed
         if !flipped.isEmpty { flipped[flipped.count / 2] ^= 0x10 }
         return [
-            HostileBytes(name: "no bytes", bytes: [], expected: .truncated(section: "header", needed: 24, available: 0)),
-            HostileBytes(name: "three bytes", bytes: Array("EPL".utf8), expected: .truncated(section: "header", needed: 24, available: 3)),
+            HostileBytes(name: "no bytes", bytes: [], expected: .truncated(section: "header", needed: 28, available: 0)),
+            HostileBytes(name: "three bytes", bytes: Array("EPL".utf8), expected: .truncated(section: "header", needed: 28, available: 3)),
             HostileBytes(name: "a GIF", bytes: Array("GIF89a, and then some more bytes to make it long".utf8), expected: .notAPlaceTable),
             HostileBytes(name: "the magic alone", bytes: Array("EPLT".utf8), expected: .truncated(section: "header", needed: 28, available: 4)),
             HostileBytes(name: "a header cut short", bytes: Array(good.bytes.prefix(20)), expected: .truncated(section: "header", needed: 28, available: 20)),
