@@ -89,7 +89,7 @@ extension PlaceTable {
             if let best, best.distance <= radius { return best.index }
             if radius >= Self.farthest { return best?.index }
             // A candidate beyond the radius bounds the answer: a cap reaching it finishes the search.
-            radius = min(Self.farthest, best?.distance ?? radius * 4)
+            radius = min(Self.farthest, best?.distance ?? radius * 2)
         }
     }
 }
