@@ -45,6 +45,7 @@ let package = Package(
                 .product(name: "EscrowFunctions", package: "Escrow"),
                 .product(name: "EscrowWire", package: "Escrow"),
                 .product(name: "EscrowComputeRuntime", package: "Escrow"),
+                .product(name: "EscrowLocation", package: "Escrow"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
