@@ -3,6 +3,7 @@ import EscrowEgress
 import EscrowFunctions
 import EscrowNetwork
 import EscrowStore
+import EscrowWire
 import Foundation
 import Logging
 import Synchronization
@@ -113,6 +114,7 @@ public final class EscrowHost: Sendable {
             facts.serverComputeMs = computed.serverComputeMs
         } catch {
             if let refusal = error as? DecisionError { facts.flowID = refusal.flow }
+            if let incomplete = error as? KAnonymityError { facts.location?.runs = incomplete.completed }
             if error is RequestTextError {
                 // The refused texts are kept as a person would be shown them, and bounded: the
                 // log is no place for kilobytes of hostile text.
@@ -236,15 +238,17 @@ public final class EscrowHost: Sendable {
 
     /// Step 4 for one input or several: with dummy inputs, every input runs at the same time,
     /// started in random order, so the app's service sees requests alike in shape and time; only
-    /// the first (the real) input's output is kept. A dummy run that fails is logged, never the
-    /// run's failure.
+    /// the first (the real) input's output is kept. A compute server that is busy (`OVERLOADED`)
+    /// is asked again shortly, so k calls go through a server that takes fewer at once. Should any
+    /// run fail, the whole run fails and the app gets no output: its request would have stood
+    /// out among fewer (`KAnonymityError`, with how many completed).
     func compute(_ flow: Dataflow, inputs: [Frame], egress: Egress?) async throws -> ComputeOutcome {
         guard inputs.count > 1 else { return try await compute(flow, input: inputs[0], egress: egress) }
         let outcomes = await withTaskGroup(of: (Int, Result<ComputeOutcome, any Error>).self) { group in
             for index in inputs.indices.shuffled() {
                 group.addTask {
                     do {
-                        return (index, .success(try await self.compute(flow, input: inputs[index], egress: egress)))
+                        return (index, .success(try await self.computeWhenAccepted(flow, input: inputs[index], egress: egress)))
                     } catch {
                         return (index, .failure(error))
                     }
@@ -254,19 +258,41 @@ public final class EscrowHost: Sendable {
             for await (index, outcome) in group { outcomes[index] = outcome }
             return outcomes
         }
-        var real = try outcomes[0, default: .failure(RunError.computeFailed(function: flow.function.id, underlying: CancellationError()))].get()
+        let completed = outcomes.values.filter { if case .success = $0 { true } else { false } }.count
+        if case .failure(let error)? = outcomes[0] {
+            throw KAnonymityError(completed: completed, of: inputs.count, failure: error, real: true)
+        }
+        if let failure = inputs.indices.dropFirst().lazy.compactMap({ index -> (any Error)? in
+            if case .failure(let error)? = outcomes[index] { return error } else { return nil }
+        }).first {
+            logger.notice("a run on a dummy location failed; the run's output is withheld",
+                          metadata: ["function": "\(flow.function.id)", "error": "\(failure)"])
+            throw KAnonymityError(completed: completed, of: inputs.count, failure: failure, real: false)
+        }
+        guard case .success(var real)? = outcomes[0] else {
+            throw KAnonymityError(completed: completed, of: inputs.count, failure: CancellationError(), real: true)
+        }
         for index in inputs.indices.dropFirst() {
-            switch outcomes[index] {
-            case .success(let dummy)?:
+            if case .success(let dummy)? = outcomes[index] {
                 real.bytesSent += dummy.bytesSent
                 real.bytesReceived += dummy.bytesReceived
-            case .failure(let error)?:
-                logger.notice("a run on a dummy location failed", metadata: ["function": "\(flow.function.id)", "error": "\(error)"])
-            case nil:
-                break
             }
         }
         return real
+    }
+
+    /// `compute(_:input:egress:)`, asked again while a compute server answers that it is busy
+    /// (at most about ten seconds).
+    private func computeWhenAccepted(_ flow: Dataflow, input: Frame, egress: Egress?) async throws -> ComputeOutcome {
+        var attempt = 0
+        while true {
+            do {
+                return try await compute(flow, input: input, egress: egress)
+            } catch RPCError.remote(code: .overloaded, _) where attempt < 200 {
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(min(50, 5 * attempt)))
+            }
+        }
     }
 
     /// Step 4: call the registered function on Ds, here or on the flow's compute server. Its

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Synchronization
 
@@ -115,11 +116,38 @@ public final class GeoMasker: Sendable {
         return radius(at: outer.cellCenter(of: truth), accuracy: accuracy).step == nil
     }
 
-    /// k−1 places for dummy inputs: the nearest populated places at least twice the approved
-    /// radius from `truth` and from each other, so no two requests share an area.
+    /// k−1 origins for dummy inputs, each as far from a populated place as `truth` is from its
+    /// nearest one: near each of the k−1 nearest places at least 2A + 2d from `truth` and from
+    /// each other (d: that distance), at d in a direction drawn from the secret and the place (the
+    /// same every run). Dummies *at* towns would stand out against a truth far from any: anyone
+    /// holding GeoNames' table could pick the real request as the one no town is near.
     public func dummyOrigins(for truth: GeoPoint) -> [GeoPoint] {
         guard k > 1, case .radius(let accuracy, _) = mode else { return [] }
-        return places.nearestPlaces(to: truth, count: k - 1, apartFrom: 2 * accuracy).map(\.point)
+        let distance = places.nearestPlaces(to: truth, count: 1, apartFrom: 0).first.map { GreatCircle.distance(truth, $0.point) } ?? 0
+        return places.nearestPlaces(to: truth, count: k - 1, apartFrom: 2 * accuracy + 2 * distance).map { place in
+            // Up to 16 directions, until one lands about as far from every other place too.
+            var candidate = place.point
+            for attempt in 0..<16 {
+                let code = HMAC<SHA256>.authenticationCode(
+                    for: Array("escrow.location-dummy.v1\u{0}\(flow)\u{0}\(place.point)\u{0}\(attempt)".utf8),
+                    using: SymmetricKey(data: secret))
+                let word = Array(code).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                let bearing = Double(word >> 11) / Double(UInt64(1) << 53) * 360
+                candidate = GreatCircle.destination(from: place.point, bearing: bearing, distance: distance)
+                let nearest = places.nearestPlaces(to: candidate, count: 1, apartFrom: 0).first
+                if nearest.map({ GreatCircle.distance(candidate, $0.point) >= 0.8 * distance }) ?? true { break }
+            }
+            return candidate
+        }
+    }
+
+    /// A dummy input's point, masked at the full approved radius as the real one is in a sparse
+    /// area (the adaptive radius near a town would be smaller and give the dummy away).
+    public func maskAtApprovedRadius(_ point: GeoPoint) -> GeoPoint {
+        switch mode {
+        case .radius(_, let outer): outer.mask(point)
+        case .aggregate: mask(point).point
+        }
     }
 
     // MARK: The adaptive radius

@@ -53,6 +53,18 @@ import Testing
         #expect(masker.isSparse(pacific))
         let dummies = masker.dummyOrigins(for: pacific)
         #expect(dummies.count == 9)
+        // Each dummy lies about as far from any populated place as the truth does: the real
+        // request is not the one no town is near.
+        let places = try PlaceTable.bundled()
+        func townDistance(_ point: GeoPoint) throws -> Double {
+            GreatCircle.distance(point, try #require(places.nearestPlaces(to: point, count: 1, apartFrom: 0).first).point)
+        }
+        let truthDistance = try townDistance(pacific)
+        for dummy in dummies {
+            let distance = try townDistance(dummy)
+            #expect(distance >= 0.8 * truthDistance && distance <= truthDistance + 1, "\(dummy): \(distance) m from a town, the truth \(truthDistance) m")
+        }
+        #expect(masker.dummyOrigins(for: pacific) == dummies, "the dummies are the same every run")
         for (index, dummy) in dummies.enumerated() {
             #expect(GreatCircle.distance(dummy, pacific) >= 2_000)
             for other in dummies[(index + 1)...] { #expect(GreatCircle.distance(dummy, other) >= 2_000) }

@@ -53,15 +53,16 @@ extension EscrowHost {
         let masked = masker.mask(latest)
         var views: [LocationView?] = [real]
         if masker.isSparse(latest) {
-            // Each dummy input is the individual's data moved to another populated place, shape
+            // Each dummy input is the individual's data moved near another populated place, shape
             // and all (every point keeps its bearing and distance from the latest one), then
-            // masked the same way: the requests look alike, and each is stable over runs.
+            // masked at the full radius as the real one is: the requests look alike, and each is
+            // stable over runs.
             for (index, origin) in masker.dummyOrigins(for: latest).enumerated() {
                 views.append(LocationView(id: "\(prefix)|dummy \(index) at \(origin)", horizontalAccuracy: horizontalAccuracy) { latitude, longitude in
                     guard let point = GeoPoint(latitude: latitude, longitude: longitude) else { return (.nan, .nan) }
                     let moved = GreatCircle.destination(from: origin, bearing: GreatCircle.bearing(from: latest, to: point),
                                                         distance: GreatCircle.distance(latest, point))
-                    let masked = masker.mask(moved).point
+                    let masked = masker.maskAtApprovedRadius(moved)
                     return (masked.latitude, masked.longitude)
                 })
             }
@@ -77,5 +78,27 @@ extension LocationAccuracy {
     var meters: Int? {
         if case .radius(let meters) = self { return meters }
         return nil
+    }
+}
+
+/// A k-anonymous run that did not complete: the real run or a run on a dummy location failed, so
+/// the app's service saw fewer look-alike requests than planned. The app gets no output; the
+/// audit entry records how many runs completed.
+public struct KAnonymityError: Error, Sendable, CustomStringConvertible {
+    /// Runs that completed, of `of` started.
+    public let completed: Int
+    public let of: Int
+    /// The first failure.
+    public let failure: any Error
+    /// Whether the failed run was the real one.
+    public let real: Bool
+
+    public var description: String {
+        if real {
+            return "the run on your masked location failed (\(failure)); \(completed) of \(of) runs completed"
+        }
+        return "a k-anonymous run is incomplete: \(completed) of \(of) runs completed (a run on a dummy location failed: "
+            + "\(failure)), so the app gets no output — its service would have seen your request among fewer than planned; "
+            + "try again, or lower location.k (`escrow config set location.k N`)"
     }
 }

@@ -24,11 +24,23 @@ final class RemoteCompute: Sendable {
     private let registry: ServerRegistry
     private let logger: Logger
     private let deadline: Duration
-    private let connections = Mutex<[String: Pooled]>([:])
+    private let pool = Mutex(Pool())
 
     private struct Pooled: Sendable {
         let connection: ComputeConnection
         let catalog: RemoteCatalog
+    }
+
+    /// The open connection per server, and the one being opened: calls that find none open wait
+    /// for the one being opened instead of each opening (and replacing) their own.
+    private struct Pool: Sendable {
+        var open: [String: Pooled] = [:]
+        var opening: [String: Task<Pooled, any Error>] = [:]
+    }
+
+    private enum Lookup {
+        case ready(Pooled)
+        case opening(Task<Pooled, any Error>)
     }
 
     init(registry: ServerRegistry, deadline: Duration, logger: Logger) {
@@ -64,9 +76,43 @@ final class RemoteCompute: Sendable {
         }
     }
 
-    /// An open connection to the server, with its catalog.
+    /// An open connection to the server, with its catalog: the pooled one while it is open, else
+    /// one opened now — once, however many calls ask for it at the same time.
     private func connection(to serverID: String) async throws -> Pooled {
-        if let pooled = connections.withLock({ $0[serverID] }), pooled.connection.isActive { return pooled }
+        let lookup = pool.withLock { pool -> Lookup in
+            if let pooled = pool.open[serverID], pooled.connection.isActive { return .ready(pooled) }
+            if let opening = pool.opening[serverID] { return .opening(opening) }
+            let opening = Task { try await self.open(serverID) }
+            pool.opening[serverID] = opening
+            return .opening(opening)
+        }
+        switch lookup {
+        case .ready(let pooled): return pooled
+        case .opening(let task): return try await task.value
+        }
+    }
+
+    /// Opens a connection to the server (its addresses in order) and pools it in place of the
+    /// closed one, which it then closes.
+    private func open(_ serverID: String) async throws -> Pooled {
+        do {
+            let pooled = try await connect(serverID)
+            let previous = pool.withLock { pool -> Pooled? in
+                defer {
+                    pool.open[serverID] = pooled
+                    pool.opening[serverID] = nil
+                }
+                return pool.open[serverID]
+            }
+            if let previous { await previous.connection.close() }
+            return pooled
+        } catch {
+            pool.withLock { $0.opening[serverID] = nil }
+            throw error
+        }
+    }
+
+    private func connect(_ serverID: String) async throws -> Pooled {
         let server = try registry.server(serverID)
         let tls = TLSFiles(certificate: registry.clientCertificate, privateKey: registry.clientKey,
                            certificateAuthority: server.caFile)
@@ -81,14 +127,8 @@ final class RemoteCompute: Sendable {
                     logger.warning("a compute server's catalog entry cannot be read; its function cannot run there",
                                    metadata: ["server": "\(serverID)", "entry": "\(entry)", "problem": "\(problem)"])
                 }
-                let pooled = Pooled(connection: connection, catalog: catalog)
-                let previous = connections.withLock { pool -> Pooled? in
-                    defer { pool[serverID] = pooled }
-                    return pool[serverID]
-                }
-                if let previous { await previous.connection.close() }
                 logger.info("connected to a compute server", metadata: ["server": "\(serverID)", "address": "\(address)"])
-                return pooled
+                return Pooled(connection: connection, catalog: catalog)
             } catch {
                 logger.info("compute server address failed", metadata: ["server": "\(serverID)", "address": "\(address)", "error": "\(error)"])
                 lastError = error
@@ -98,16 +138,16 @@ final class RemoteCompute: Sendable {
     }
 
     private func drop(_ serverID: String, _ connection: ComputeConnection) {
-        connections.withLock { pool in
-            if pool[serverID]?.connection === connection { pool[serverID] = nil }
+        pool.withLock { pool in
+            if pool.open[serverID]?.connection === connection { pool.open[serverID] = nil }
         }
     }
 
     /// Closes every pooled connection.
     func close() async {
-        let pooled = connections.withLock { pool -> [Pooled] in
-            defer { pool = [:] }
-            return Array(pool.values)
+        let pooled = pool.withLock { pool -> [Pooled] in
+            defer { pool.open = [:] }
+            return Array(pool.open.values)
         }
         for entry in pooled { await entry.connection.close() }
     }
