@@ -1,4 +1,5 @@
 import EscrowCore
+import EscrowLocation
 import EscrowStore
 import EscrowWire
 
@@ -30,13 +31,13 @@ extension AppFailure {
 
     private static func kind(of error: any Error) -> Kind {
         switch error {
-        case is AccessError: .invalidAccess
+        case is AccessError, is LocationMetadataError: .invalidAccess
         case is CatalogError: .unknownFunction
         case is RequestTextError, is ComputeError: .invalidRequest
         // From the host, a protocol or connection error can only come from a compute server.
         case is ServerError, is RemoteComputeError, is RPCError: .serverUnavailable
         case is AuditError: .auditFailed
-        case is StoreError: .escrowFailed
+        case is StoreError, is LocationSettingError, is PlaceTableError, is LocationMaskError: .escrowFailed
         default: .functionFailed
         }
     }
