@@ -37,6 +37,8 @@ public final class EscrowHost: Sendable {
     private let network: any NetworkClient
     let connection: Mutex<GuardedConnection>
     private let assets: AssetStore
+    /// The location maskers of recent flows, with the radii they computed.
+    let maskers = MaskerCache()
     let logger: Logger
 
     /// Opens the host over an initialised escrow home, deleting audit entries older than its
@@ -244,41 +246,48 @@ public final class EscrowHost: Sendable {
     /// out among fewer (`KAnonymityError`, with how many completed).
     func compute(_ flow: Dataflow, inputs: [Frame], egress: Egress?) async throws -> ComputeOutcome {
         guard inputs.count > 1 else { return try await compute(flow, input: inputs[0], egress: egress) }
-        let outcomes = await withTaskGroup(of: (Int, Result<ComputeOutcome, any Error>).self) { group in
+        var outcomes: [Result<ComputeOutcome, any Error>] = Array(repeating: .failure(CancellationError()), count: inputs.count)
+        await withTaskGroup(of: InputOutcome.self) { group in
             for index in inputs.indices.shuffled() {
                 group.addTask {
                     do {
-                        return (index, .success(try await self.computeWhenAccepted(flow, input: inputs[index], egress: egress)))
+                        return InputOutcome(index: index, outcome: .success(try await self.computeWhenAccepted(flow, input: inputs[index], egress: egress)))
                     } catch {
-                        return (index, .failure(error))
+                        return InputOutcome(index: index, outcome: .failure(error))
                     }
                 }
             }
-            var outcomes: [Int: Result<ComputeOutcome, any Error>] = [:]
-            for await (index, outcome) in group { outcomes[index] = outcome }
-            return outcomes
-        }
-        let completed = outcomes.values.filter { if case .success = $0 { true } else { false } }.count
-        if case .failure(let error)? = outcomes[0] {
-            throw KAnonymityError(completed: completed, of: inputs.count, failure: error, real: true)
-        }
-        if let failure = inputs.indices.dropFirst().lazy.compactMap({ index -> (any Error)? in
-            if case .failure(let error)? = outcomes[index] { return error } else { return nil }
-        }).first {
-            logger.notice("a run on a dummy location failed; the run's output is withheld",
-                          metadata: ["function": "\(flow.function.id)", "error": "\(failure)"])
-            throw KAnonymityError(completed: completed, of: inputs.count, failure: failure, real: false)
-        }
-        guard case .success(var real)? = outcomes[0] else {
-            throw KAnonymityError(completed: completed, of: inputs.count, failure: CancellationError(), real: true)
-        }
-        for index in inputs.indices.dropFirst() {
-            if case .success(let dummy)? = outcomes[index] {
-                real.bytesSent += dummy.bytesSent
-                real.bytesReceived += dummy.bytesReceived
+            for await finished in group where outcomes.indices.contains(finished.index) {
+                outcomes[finished.index] = finished.outcome
             }
         }
-        return real
+        let completed = outcomes.filter { if case .success = $0 { true } else { false } }.count
+        let real: ComputeOutcome
+        switch outcomes[0] {
+        case .success(let outcome):
+            real = outcome
+        case .failure(let error):
+            throw KAnonymityError(completed: completed, of: inputs.count, failure: error, real: true)
+        }
+        var combined = real
+        for outcome in outcomes.dropFirst() {
+            switch outcome {
+            case .success(let dummy):
+                combined.bytesSent += dummy.bytesSent
+                combined.bytesReceived += dummy.bytesReceived
+            case .failure(let error):
+                logger.notice("a run on a dummy location failed; the run's output is withheld",
+                              metadata: ["function": "\(flow.function.id)", "error": "\(error)"])
+                throw KAnonymityError(completed: completed, of: inputs.count, failure: error, real: false)
+            }
+        }
+        return combined
+    }
+
+    /// What one of several inputs' runs came to.
+    private struct InputOutcome: Sendable {
+        let index: Int
+        let outcome: Result<ComputeOutcome, any Error>
     }
 
     /// `compute(_:input:egress:)`, asked again while a compute server answers that it is busy

@@ -230,7 +230,7 @@ import Testing
 
             frame = try fixture.run(sql, view: viewB)
             #expect(callsB.count == maskedPoints)
-            #expect(fixture.connection.materializedView?.id == "cell-quarters")
+            #expect(fixture.connection.materializedView?.id.hasPrefix("cell-quarters|") == true)
             fixture.expectPoints(frame, masked: viewB, of: fixture.storedLocations)
             fixture.expectNone(of: fixture.maskedValues(by: viewA), in: frame)
             let callsBeforeA = callsA.count

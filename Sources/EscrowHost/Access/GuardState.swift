@@ -28,6 +28,9 @@ final class GuardState {
     /// may be read from `main` too, since the masked copies still in `temp` from an earlier run
     /// are not what a run of this statement will read.
     var compilingForLineage = false
+    /// Set while the escrow runs its own statements on the connection (never an app's SQL):
+    /// everything is allowed.
+    var trusted = false
 
     /// Instructions between two progress-handler calls.
     static let progressInterval: Int32 = 1000
@@ -57,6 +60,7 @@ final class GuardState {
 
     /// The authorizer's decision for one action (see `sqlite3_set_authorizer`).
     func authorize(action: Int32, first: String?, second: String?, database: String?) -> Int32 {
+        if trusted { return SQLITE_OK }
         switch action {
         case SQLITE_SELECT, SQLITE_RECURSIVE:
             return SQLITE_OK

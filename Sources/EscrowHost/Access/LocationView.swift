@@ -17,16 +17,20 @@ public struct LocationView: Sendable {
     public let horizontalAccuracy: Double?
     /// Masks one stored point (latitude, longitude in degrees).
     public let mask: @Sendable (_ latitude: Double, _ longitude: Double) -> (latitude: Double, longitude: Double)
+    /// The tables the query reads, of Location and Photos: only these are copied. Both are
+    /// readable only as copies either way (a table not copied cannot be read at all).
+    public let copied: Set<String>
 
-    public init(id: String, horizontalAccuracy: Double?,
+    public init(id: String, horizontalAccuracy: Double?, copying copied: Set<String> = Set(LocationView.tables),
                 mask: @escaping @Sendable (_ latitude: Double, _ longitude: Double) -> (latitude: Double, longitude: Double)) {
         self.id = id
         self.horizontalAccuracy = horizontalAccuracy
+        self.copied = copied
         self.mask = mask
     }
 
     /// The tables a view replaces, and per table the columns it changes.
-    static let tables = ["Location", "Photos"]
+    public static let tables = ["Location", "Photos"]
     /// Location's columns that locate besides the coordinates: dropped (NULL) under any accuracy
     /// below exact. Altitude and floor place a person in a building or on a mountain, speed and
     /// course with times reconstruct a path, vertical accuracy qualifies altitude.
@@ -51,12 +55,13 @@ extension GuardedConnection {
             return
         }
         let version = try dataVersion()
-        if materializedView?.id != view.id || materializedView?.dataVersion != version {
+        let id = view.id + "|" + view.copied.sorted().joined(separator: ",")
+        if materializedView?.id != id || materializedView?.dataVersion != version {
             try withoutGuard { () throws(StoreError) in
                 try dropMaskedTables()
                 try database.execute("BEGIN")
                 do throws(StoreError) {
-                    for table in LocationView.tables { try materialize(table, view: view) }
+                    for table in LocationView.tables where view.copied.contains(table) { try materialize(table, view: view) }
                     try database.execute("COMMIT")
                 } catch {
                     // The copy's error is the one to report; a failing rollback leaves only
@@ -65,7 +70,7 @@ extension GuardedConnection {
                     throw error
                 }
             }
-            materializedView = (view.id, version)
+            materializedView = (id, version)
         }
         state.maskedTables = Set(LocationView.tables)
     }
@@ -74,21 +79,36 @@ extension GuardedConnection {
     /// `fromLocationTable` false the newest photo that has coordinates; nil when there is none.
     /// Read by the escrow itself, never by an app's SQL.
     func latestLocation(fromLocationTable: Bool) throws(StoreError) -> (latitude: Double, longitude: Double)? {
-        try withoutGuard { () throws(StoreError) in
-            let query = try database.prepare(fromLocationTable
-                ? "SELECT latitude, longitude FROM main.Location ORDER BY timestamp IS NULL, timestamp DESC, id DESC LIMIT 1"
-                : """
-                  SELECT latitude, longitude FROM main.Photos WHERE latitude IS NOT NULL AND longitude IS NOT NULL
-                  ORDER BY creationDate IS NULL, creationDate DESC, id DESC LIMIT 1
-                  """)
-            guard try query.step() else { return nil }
-            return (query.double(0), query.double(1))
+        try trusted { () throws(StoreError) in
+            // The newest fix with a time (through the timestamp index), else the last one stored.
+            let queries = fromLocationTable
+                ? ["SELECT latitude, longitude FROM main.Location WHERE timestamp IS NOT NULL ORDER BY timestamp DESC, id DESC LIMIT 1",
+                   "SELECT latitude, longitude FROM main.Location ORDER BY id DESC LIMIT 1"]
+                : ["""
+                   SELECT latitude, longitude FROM main.Photos WHERE latitude IS NOT NULL AND longitude IS NOT NULL
+                   ORDER BY creationDate IS NULL, creationDate DESC, id DESC LIMIT 1
+                   """]
+            for sql in queries {
+                let query = try database.cached(sql)
+                defer { query.reset() }
+                if try query.step() { return (query.double(0), query.double(1)) }
+            }
+            return nil
         }
     }
 
     /// `PRAGMA data_version` of the data database: changes when another connection commits.
     private func dataVersion() throws(StoreError) -> Int64 {
-        try withoutGuard { () throws(StoreError) in try database.scalarInt("PRAGMA main.data_version") ?? 0 }
+        try trusted { () throws(StoreError) in try database.scalarInt("PRAGMA main.data_version") ?? 0 }
+    }
+
+    /// Runs `body`, the escrow's own reads, with the authorizer allowing everything. Unlike
+    /// removing the authorizer, this leaves the compiled statements valid (SQLite expires them all
+    /// when an authorizer is set), so an app's cached query is not compiled again.
+    private func trusted<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        state.trusted = true
+        defer { state.trusted = false }
+        return try body()
     }
 
     /// Runs `body` with the authorizer and progress handler removed and writes allowed: the
@@ -157,6 +177,29 @@ extension GuardedConnection {
                 }
             }
             try insert.runBound()
+        }
+        try copyIndexes(of: table)
+    }
+
+    /// The plain-column indexes of `main.<table>` (`Location_timestamp`), made on the copy too, so
+    /// a query sorts or filters the masked rows as fast as the stored ones. Never unique: two
+    /// points of one cell may mask alike. Indexes on expressions are left out.
+    private func copyIndexes(of table: String) throws(StoreError) {
+        let indexes = try database.prepare("SELECT name FROM pragma_index_list('\(table)', 'main') WHERE origin = 'c'")
+        var names: [String] = []
+        while try indexes.step() { names.append(indexes.string(0) ?? "") }
+        for name in names where !name.isEmpty {
+            let info = try database.prepare("SELECT cid, name FROM pragma_index_info(?1, 'main') ORDER BY seqno")
+            try info.bind(.text(name), at: 1)
+            var columns: [String] = []
+            var plain = true
+            while try info.step() {
+                if info.int64(0) < 0 { plain = false }
+                columns.append(info.string(1) ?? "")
+            }
+            guard plain, !columns.isEmpty else { continue }
+            let quoted = columns.map { "\"\($0)\"" }.joined(separator: ", ")
+            try database.execute("CREATE INDEX temp.\"masked_\(name)\" ON \(table) (\(quoted))")
         }
     }
 }

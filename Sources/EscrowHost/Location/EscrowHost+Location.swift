@@ -33,16 +33,19 @@ extension EscrowHost {
         case .region: .region
         case .country: .country
         }
-        let masker = try GeoMasker(secret: try LocationSecret.load(home), flow: flow.identity.key, level: level,
-                                   minimumShare: Double(settings.minimumPercent) / 100, k: settings.k,
-                                   places: try PlaceTable.bundled())
+        let prefix = "\(flow.identity.key)|\(accuracy)|k\(settings.k)|r\(settings.minimumPercent)"
+        let secret = try LocationSecret.load(home)
+        let masker = try maskers.masker(for: MaskerCache.Key(view: prefix, secret: secret)) { () throws in
+            try GeoMasker(secret: secret, flow: flow.identity.key, level: level,
+                          minimumShare: Double(settings.minimumPercent) / 100, k: settings.k, places: try PlaceTable.bundled())
+        }
         let readsTable = reads.contains { $0.hasPrefix("\(LocationColumns.table).") }
+        let copied = Set(reads.compactMap { $0.split(separator: ".").first.map(String.init) }).intersection(LocationView.tables)
         let latest = try connection.withLock { connection throws(StoreError) in
             try connection.latestLocation(fromLocationTable: readsTable)
         }.flatMap { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) }
         let horizontalAccuracy = accuracy.meters.map(Double.init)
-        let prefix = "\(flow.identity.key)|\(accuracy)|k\(settings.k)|r\(settings.minimumPercent)"
-        let real = LocationView(id: prefix, horizontalAccuracy: horizontalAccuracy) { latitude, longitude in
+        let real = LocationView(id: prefix, horizontalAccuracy: horizontalAccuracy, copying: copied) { latitude, longitude in
             guard let truth = GeoPoint(latitude: latitude, longitude: longitude) else { return (.nan, .nan) }
             let masked = masker.mask(truth).point
             return (masked.latitude, masked.longitude)
@@ -58,7 +61,8 @@ extension EscrowHost {
             // masked at the full radius as the real one is: the requests look alike, and each is
             // stable over runs.
             for (index, origin) in masker.dummyOrigins(for: latest).enumerated() {
-                views.append(LocationView(id: "\(prefix)|dummy \(index) at \(origin)", horizontalAccuracy: horizontalAccuracy) { latitude, longitude in
+                views.append(LocationView(id: "\(prefix)|dummy \(index) at \(origin)", horizontalAccuracy: horizontalAccuracy,
+                                          copying: copied) { latitude, longitude in
                     guard let point = GeoPoint(latitude: latitude, longitude: longitude) else { return (.nan, .nan) }
                     let moved = GreatCircle.destination(from: origin, bearing: GreatCircle.bearing(from: latest, to: point),
                                                         distance: GreatCircle.distance(latest, point))
@@ -100,5 +104,30 @@ public struct KAnonymityError: Error, Sendable, CustomStringConvertible {
         return "a k-anonymous run is incomplete: \(completed) of \(of) runs completed (a run on a dummy location failed: "
             + "\(failure)), so the app gets no output — its service would have seen your request among fewer than planned; "
             + "try again, or lower location.k (`escrow config set location.k N`)"
+    }
+}
+
+/// The maskers of recent flows, kept between runs: a masker caches the radius of every cell it
+/// has met (each a population estimate over the place table, milliseconds in a city), so a flow
+/// asked again from the same place costs microseconds. Bounded; a full cache starts over.
+final class MaskerCache: Sendable {
+    struct Key: Hashable, Sendable {
+        /// The flow, accuracy and settings (`LocationView.id` of the real view).
+        let view: String
+        /// The home's secret as read for this run: a restored secret gets a new masker.
+        let secret: [UInt8]
+    }
+
+    static let capacity = 64
+    private let maskers = Mutex<[Key: GeoMasker]>([:])
+
+    func masker(for key: Key, make: () throws -> GeoMasker) throws -> GeoMasker {
+        if let known = maskers.withLock({ $0[key] }) { return known }
+        let made = try make()
+        maskers.withLock { maskers in
+            if maskers.count >= Self.capacity { maskers.removeAll() }
+            maskers[key] = made
+        }
+        return made
     }
 }
