@@ -160,7 +160,8 @@ enum ReportRendering {
     /// A flow as the HTML report lists it.
     static func summary(_ flow: FlowRecord) -> FlowSummary {
         FlowSummary(id: flow.id, app: flow.app, purpose: flow.purpose, functionID: flow.function.id,
-                    place: PlainWords.place(flow.destination), decision: PlainWords.decision(flow),
+                    place: PlainWords.place(flow.destination),
+                    decision: PlainWords.decision(flow) + (flow.readsLocation ? "; location: \(flow.locationAccuracy.plainWords)" : ""),
                     status: flow.status.rawValue, reads: flow.reads)
     }
 }
