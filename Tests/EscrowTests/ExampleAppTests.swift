@@ -1,3 +1,4 @@
+import EscrowCore
 import EscrowDaemon
 import EscrowHost
 import EscrowStore
@@ -57,6 +58,9 @@ import Testing
             #expect(second.status == 0, "\(second.errors)")
             #expect(second.output.hasPrefix("Weather where you are: "))
             #expect(second.output.contains(" °C, "))
+            // The app asks for city accuracy: the function saw the centre of a city of 15,000+.
+            let location = try #require(try daemon.host.audit.entries().last?.facts.location)
+            #expect(location.accuracy == "city" && (location.k ?? 0) >= 15_000 && location.runs == 1)
 
             // A different service is a different dataflow: pending again.
             let elsewhere = try await Self.run("EscrowWeatherApp", ["--service", "http://127.0.0.1:9", "--socket", daemon.socketPath])
@@ -107,10 +111,16 @@ import Testing
             try daemon.host.flows.approve(flow.id, .always)
             let second = try await Self.run("EscrowNearbyArticlesApp", arguments)
             #expect(second.status == 0, "\(second.errors)")
-            // The seeded latest fix is on the University of Chicago's campus.
-            #expect(second.output.contains("University of Chicago"))
+            // The seeded latest fix is on the University of Chicago's campus; the app asks for 1 km
+            // accuracy, so the area is around a point within 1 km of it (another for every home's
+            // secret): the campus or the museum 1.3 km away is in it, never the Loop or Berlin.
+            #expect(flow.requestedAccuracy == .radius(meters: 1000))
+            #expect(second.output.contains("University of Chicago") || second.output.contains("Museum of Science and Industry"),
+                    "\(second.output)")
             #expect(!second.output.contains("Brandenburg Gate"))
             #expect(!second.output.contains("Willis Tower"), "10 km away: outside a 2 km area")
+            let location = try #require(try daemon.host.audit.entries().last?.facts.location)
+            #expect(location.accuracy == "1km")
         }
     }
 
