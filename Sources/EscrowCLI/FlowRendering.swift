@@ -27,7 +27,7 @@ enum FlowRendering {
         return flow.locationAccuracy == .exact ? exactCell : flow.locationAccuracy.description
     }
 
-    static let exactCell = "EXACT"
+    static let exactCell = "your exact location"
 
     /// The registered function a flow names, when its id is still registered.
     static func registered(_ flow: FlowRecord) -> FunctionDescriptor? {
