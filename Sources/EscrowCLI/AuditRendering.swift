@@ -1,6 +1,7 @@
 import EscrowCore
 import EscrowEgress
 import EscrowHost
+import EscrowReports
 
 /// How the CLI shows audit entries: tables and plain words for people, JSON for programs.
 enum AuditRendering {
@@ -100,7 +101,7 @@ enum AuditRendering {
     static func locationLine(_ location: AuditLocation) -> String {
         var parts: [String] = []
         if let radius = location.radius { parts.append("radius \(Int(radius.rounded())) m") }
-        if let k = location.k { parts.append("an area of about \(PlainWords.grouped(k)) \(k == 1 ? "person" : "people")") }
+        if let k = location.k { parts.append("an area of about \(NumberText.count(k)) \(k == 1 ? "person" : "people")") }
         parts.append(location.runs == 1 ? "the function ran once"
             : "the function ran \(location.runs) times: once on your masked location, \(location.runs - 1) times on dummy locations")
         return "\(location.accuracy) (\(parts.joined(separator: "; ")))"

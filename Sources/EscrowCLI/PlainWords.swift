@@ -56,17 +56,6 @@ enum PlainWords {
         }
     }
 
-    /// A whole number with a comma every three digits: 3,426,354.
-    static func grouped(_ number: Int) -> String {
-        let digits = String(number.magnitude)
-        var text = ""
-        for (index, digit) in digits.enumerated() {
-            if index > 0, (digits.count - index) % 3 == 0 { text.append(",") }
-            text.append(digit)
-        }
-        return (number < 0 ? "-" : "") + text
-    }
-
     /// What an audit outcome means.
     static func outcome(_ outcome: AuditOutcome) -> String {
         switch outcome {

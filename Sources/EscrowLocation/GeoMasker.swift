@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Synchronization
 
@@ -128,11 +127,8 @@ public final class GeoMasker: Sendable {
             // Up to 16 directions, until one lands about as far from every other place too.
             var candidate = place.point
             for attempt in 0..<16 {
-                let code = HMAC<SHA256>.authenticationCode(
-                    for: Array("escrow.location-dummy.v1\u{0}\(flow)\u{0}\(place.point)\u{0}\(attempt)".utf8),
-                    using: SymmetricKey(data: secret))
-                let word = Array(code).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-                let bearing = Double(word >> 11) / Double(UInt64(1) << 53) * 360
+                let code = LocationMask.code(secret, ["escrow.location-dummy.v1", flow, "\(place.point)", "\(attempt)"])
+                let bearing = LocationMask.units(code).0 * 360
                 candidate = GreatCircle.destination(from: place.point, bearing: bearing, distance: distance)
                 let nearest = places.nearestPlaces(to: candidate, count: 1, apartFrom: 0).first
                 if nearest.map({ GreatCircle.distance(candidate, $0.point) >= 0.8 * distance }) ?? true { break }

@@ -65,12 +65,14 @@ public struct LocationMask: Sendable {
         grid.cell(of: truth).center
     }
 
-    private static func code(_ key: [UInt8], _ parts: [String]) -> [UInt8] {
+    /// HMAC-SHA256 of `parts` joined by NUL bytes, keyed by `key`: every secret-derived choice
+    /// of the module (grid offsets, cells' points, dummy directions) comes from here.
+    static func code(_ key: [UInt8], _ parts: [String]) -> [UInt8] {
         Array(HMAC<SHA256>.authenticationCode(for: Array(parts.joined(separator: "\u{0}").utf8), using: SymmetricKey(data: key)))
     }
 
     /// Two values in 0..<1 from the first 16 bytes of `bytes`.
-    private static func units(_ bytes: [UInt8]) -> (Double, Double) {
+    static func units(_ bytes: [UInt8]) -> (Double, Double) {
         func unit(_ offset: Int) -> Double {
             let word = bytes[offset..<offset + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             return Double(word >> 11) / Double(UInt64(1) << 53)

@@ -5,9 +5,9 @@
 /// every system, whatever its locale. A value that is not finite shows as `–`.
 ///
 /// Thread safety: pure functions.
-enum NumberText {
+public enum NumberText: Sendable {
     /// The count with a comma between groups of three digits.
-    static func count(_ value: Int) -> String {
+    public static func count(_ value: Int) -> String {
         let digits = String(value.magnitude)
         guard digits.count > 3 else { return value < 0 ? "-" + digits : digits }
         var result = value < 0 ? "-" : ""
