@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "EscrowNetwork", targets: ["EscrowNetwork"]),
         .library(name: "EscrowReports", targets: ["EscrowReports"]),
         .library(name: "EscrowLocation", targets: ["EscrowLocation"]),
+        .library(name: "EscrowModules", targets: ["EscrowModules"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -41,6 +42,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
+        .package(url: "https://github.com/swiftwasm/WasmKit", exact: "0.4.2"),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -114,10 +116,22 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Compute modules (issue 16): WebAssembly an app brings, checked when added and run in
+        // WasmKit's interpreter with the escrow's functions as its only imports, under limits.
+        .target(
+            name: "EscrowModules",
+            dependencies: [
+                "EscrowCore", "EscrowWire",
+                .product(name: "WasmKit", package: "WasmKit"),
+                .product(name: "WasmParser", package: "WasmKit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "EscrowComputeRuntime",
             dependencies: [
-                "EscrowCore", "EscrowWire", "EscrowSockets", "EscrowNetwork", "EscrowEgress",
+                "EscrowCore", "EscrowWire", "EscrowSockets", "EscrowNetwork", "EscrowEgress", "EscrowModules",
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -137,7 +151,7 @@ let package = Package(
             name: "EscrowHost",
             dependencies: [
                 "CSQLite", "EscrowCore", "EscrowStore", "EscrowFunctions", "EscrowWire", "EscrowNetwork", "EscrowEgress",
-                "EscrowReports", "EscrowLocation",
+                "EscrowReports", "EscrowLocation", "EscrowModules",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -271,6 +285,14 @@ let package = Package(
                 "EscrowWire", "EscrowTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "EscrowModulesTests",
+            dependencies: [
+                "EscrowModules", "EscrowCore", "EscrowWire", "EscrowTestSupport",
+                .product(name: "WAT", package: "WasmKit"),
             ],
             swiftSettings: strictSettings
         ),

@@ -10,6 +10,8 @@ echo "== checking the module graph (scripts/module-rules.txt)"
 ./scripts/check-modules.py
 echo "== building (first build takes a few minutes)"
 swift build --build-tests
+echo "== building the example compute modules (Examples/Modules, docs/MODULES.md)"
+./scripts/build-modules.sh
 echo "== testing"
 swift test --skip-build --parallel 2>&1 | tee .build/test-output.txt
 echo "== fuzzing harnesses: 5 s each over the seed corpora (the long runs: scripts/fuzz.sh)"

@@ -70,6 +70,10 @@ public struct InputColumn: Sendable, Equatable, CustomStringConvertible {
     public let types: [ColumnType]
 
     public init(_ name: String, _ types: ColumnType...) {
+        self.init(name, types: types)
+    }
+
+    public init(_ name: String, types: [ColumnType]) {
         self.name = name
         self.types = types
     }

@@ -1,0 +1,74 @@
+import Foundation
+import Synchronization
+
+/// The example compute modules of Examples/Modules, built from source by scripts/build-modules.sh
+/// (scripts/test.sh runs it first; a test that finds a module missing builds it), and helpers to
+/// make hostile modules.
+public enum ExampleModules {
+    private static let building = Mutex(())
+
+    /// Where the module `name` (a folder of Examples/Modules) is built.
+    public static func url(_ name: String) throws -> URL {
+        let url = BuiltExecutable.packageRoot.appendingPathComponent(".build/modules/\(name).wasm")
+        try building.withLock { _ in
+            let sources = BuiltExecutable.packageRoot.appendingPathComponent("Examples/Modules")
+            if !FileManager.default.fileExists(atPath: url.path) || isOlder(url, than: sources) {
+                let script = BuiltExecutable.packageRoot.appendingPathComponent("scripts/build-modules.sh")
+                let result = try ChildProcess.run(script, [name])
+                guard result.status == 0 else {
+                    throw ExampleModuleError(description: "scripts/build-modules.sh \(name) failed: \(result.errors)")
+                }
+            }
+        }
+        return url
+    }
+
+    /// The bytes of the built module `name`.
+    public static func bytes(_ name: String) throws -> [UInt8] {
+        try [UInt8](Data(contentsOf: url(name)))
+    }
+
+    /// `module` with a custom section appended (a custom section may come anywhere).
+    public static func appendingSection(_ name: String, _ payload: [UInt8], to module: [UInt8]) -> [UInt8] {
+        let content = leb128(UInt32(name.utf8.count)) + Array(name.utf8) + payload
+        return module + [0] + leb128(UInt32(content.count)) + content
+    }
+
+    /// `module` with the manifest `json` appended as its escrow.module section.
+    public static func withManifest(_ module: [UInt8], _ json: String) -> [UInt8] {
+        appendingSection("escrow.module", Array(json.utf8), to: module)
+    }
+
+    /// A small valid manifest.
+    public static func manifest(id: String = "test.module", inputs: String = "\"any\"", parameters: String = "[]") -> String {
+        #"{"id": "\#(id)", "version": 1, "summary": "A module the tests build.", "inputs": \#(inputs), "parameters": \#(parameters)}"#
+    }
+
+    static func leb128(_ value: UInt32) -> [UInt8] {
+        var value = value
+        var bytes: [UInt8] = []
+        repeat {
+            var byte = UInt8(value & 0x7F)
+            value >>= 7
+            if value != 0 { byte |= 0x80 }
+            bytes.append(byte)
+        } while value != 0
+        return bytes
+    }
+
+    /// Whether `file` is older than the newest file under `folder`.
+    private static func isOlder(_ file: URL, than folder: URL) -> Bool {
+        let built = (try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast
+        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.contentModificationDateKey])
+        while let source = files?.nextObject() as? URL {
+            if let changed = try? source.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate, changed > built {
+                return true
+            }
+        }
+        return false
+    }
+}
+
+public struct ExampleModuleError: Error, CustomStringConvertible {
+    public let description: String
+}
