@@ -190,7 +190,7 @@ let package = Package(
             name: "EscrowCLI",
             dependencies: [
                 "EscrowHost", "EscrowDaemon", "EscrowStore", "EscrowCore", "EscrowFunctions", "EscrowWire",
-                "EscrowEgress", "EscrowReports", "EscrowNetwork",
+                "EscrowEgress", "EscrowReports", "EscrowNetwork", "EscrowModules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -200,7 +200,7 @@ let package = Package(
         .executableTarget(
             name: "EscrowComputeServer",
             dependencies: [
-                "EscrowComputeRuntime", "EscrowWire", "EscrowFunctions", "EscrowCore", "EscrowNetwork",
+                "EscrowComputeRuntime", "EscrowWire", "EscrowFunctions", "EscrowCore", "EscrowNetwork", "EscrowModules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -291,7 +291,7 @@ let package = Package(
         .testTarget(
             name: "EscrowModulesTests",
             dependencies: [
-                "EscrowModules", "EscrowCore", "EscrowWire", "EscrowTestSupport",
+                "EscrowModules", "EscrowCore", "EscrowWire", "EscrowNetwork", "EscrowTestSupport",
                 .product(name: "WAT", package: "WasmKit"),
             ],
             swiftSettings: strictSettings
@@ -324,7 +324,8 @@ let package = Package(
             name: "EscrowHostTests",
             dependencies: [
                 "EscrowHost", "EscrowDaemon", "EscrowStore", "EscrowCore", "EscrowFunctions", "EscrowWire",
-                "EscrowEgress", "EscrowNetwork", "EscrowTestSupport", "CSQLite",
+                "EscrowEgress", "EscrowNetwork", "EscrowTestSupport", "CSQLite", "EscrowModules",
+                .product(name: "WAT", package: "WasmKit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),

@@ -94,6 +94,52 @@ public struct Escrow: Sendable {
         return try await transport.run(request, waitForApproval: waitForApproval ?? .zero)
     }
 
+    /// Runs a dataflow with a compute module the app brings instead of a registered function
+    /// (docs/MODULES.md): `access` SQL, then the module's `escrow_run` in the escrow's sandbox, on
+    /// this device or a compute server; returns its output frame.
+    ///
+    /// The module's SHA-256 is part of the dataflow: the individual approves this exact module,
+    /// shown with what its imports let it do, and any change to it is a new dataflow to approve.
+    ///
+    /// - Parameters:
+    ///   - module: the module's bytes (a WebAssembly binary with an `escrow.module` manifest).
+    ///   - Other parameters: as `run(access:compute:…)`.
+    /// - Throws: `EscrowError.invalidModule` when the escrow refuses the module (not valid
+    ///   WebAssembly, an import it does not offer, no manifest…), and the errors of `runFrame`.
+    public func run(access: String, module: [UInt8], on destination: Destination = .device,
+                    purpose: String, parameters: [String: String] = [:],
+                    locationAccuracy: LocationAccuracy? = nil,
+                    waitForApproval: Duration? = nil) async throws(EscrowError) -> Frame {
+        do {
+            try RequestText.check(app: app, purpose: purpose, sql: access, parameters: parameters)
+        } catch {
+            throw .invalidRequest(error.description)
+        }
+        guard !module.isEmpty else { throw .invalidModule("the module is empty: pass the bytes of a WebAssembly module") }
+        let request = DataflowRequest(app: app, purpose: purpose, access: access, compute: "",
+                                      destination: destination, parameters: ComputeParameters(parameters),
+                                      locationAccuracy: locationAccuracy, module: .bytes(module))
+        return try await transport.run(request, waitForApproval: waitForApproval ?? .zero)
+    }
+
+    /// `run(access:module:…)` with the module read from a file (`.wasm`).
+    ///
+    /// - Throws: `EscrowError.invalidModule` when the file cannot be read, and the errors of
+    ///   `run(access:module:…)` with bytes.
+    public func run(access: String, module file: URL, on destination: Destination = .device,
+                    purpose: String, parameters: [String: String] = [:],
+                    locationAccuracy: LocationAccuracy? = nil,
+                    waitForApproval: Duration? = nil) async throws(EscrowError) -> Frame {
+        let bytes: [UInt8]
+        do {
+            bytes = [UInt8](try Data(contentsOf: file))
+        } catch {
+            throw .invalidModule("cannot read the module \(file.path): \(error.localizedDescription)")
+        }
+        return try await run(access: access, module: bytes, on: destination, purpose: purpose, parameters: parameters,
+                             locationAccuracy: locationAccuracy, waitForApproval: waitForApproval)
+    }
+
     /// Refuses an app id that is not reverse-DNS (`RequestText`), as `.invalidRequest`.
     package static func checkAppID(_ app: String) throws(EscrowError) {
         do {

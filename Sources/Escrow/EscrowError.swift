@@ -20,6 +20,9 @@ public enum EscrowError: Error, Sendable, Equatable, CustomStringConvertible {
     /// purpose or parameter with control or invisible characters, control characters in the SQL),
     /// or a parameter the function does not take. Nothing was recorded.
     case invalidRequest(String)
+    /// The compute module the app brought was refused: not valid WebAssembly, an import the
+    /// escrow does not offer, no manifest (the message says which). Nothing ran.
+    case invalidModule(String)
     /// No escrow daemon answers (or the embedded escrow home cannot be opened).
     case daemonUnavailable(String)
     /// Anything else (the function failed, its input did not fit, the audit could not be written…).
@@ -38,7 +41,7 @@ public enum EscrowError: Error, Sendable, Equatable, CustomStringConvertible {
         case .denied(let flow, let reason): "dataflow \(flow) was denied\(reason.isEmpty ? "" : ": \(reason)")"
         case .revoked(let flow): "dataflow \(flow) was revoked"
         case .unknownFunction(let message), .serverUnavailable(let message), .invalidAccess(let message),
-             .invalidRequest(let message), .daemonUnavailable(let message), .failed(let message):
+             .invalidRequest(let message), .invalidModule(let message), .daemonUnavailable(let message), .failed(let message):
             message
         }
     }
@@ -53,6 +56,7 @@ public enum EscrowError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidAccess: self = .invalidAccess(failure.message)
         case .invalidRequest: self = .invalidRequest(failure.message)
         case .serverUnavailable: self = .serverUnavailable(failure.message)
+        case .invalidModule: self = .invalidModule(failure.message)
         case .inputMismatch, .functionFailed, .auditFailed, .escrowFailed: self = .failed(failure.message)
         }
     }

@@ -1,6 +1,7 @@
 import EscrowCore
 import EscrowEgress
 import EscrowHost
+import EscrowModules
 import EscrowNetwork
 import Foundation
 
@@ -18,6 +19,12 @@ enum ConfigSetting: String, CaseIterable {
     case locationK = "location.k"
     /// How near the truth a masked point may come, in percent of the approved radius.
     case locationMinimum = "location.minimum-percent"
+    /// Instructions one compute-module run may execute (`ModuleSettings.fuelName`).
+    case moduleFuel = "modules.fuel"
+    /// Memory one compute-module run may have, in MiB.
+    case moduleMemory = "modules.memory-mb"
+    /// Wall-clock time one compute-module run may take, in milliseconds.
+    case moduleWallTime = "modules.wall-time-ms"
 
     /// The setting called `name`.
     ///
@@ -42,7 +49,7 @@ enum ConfigSetting: String, CaseIterable {
                     (durability.rawValue, "also survives power loss: an fsync per commit, about 60–130 µs more per run on these machines")
                 }
             }
-        case .retentionDays, .trackerLists, .networkResolve, .locationK, .locationMinimum:
+        case .retentionDays, .trackerLists, .networkResolve, .locationK, .locationMinimum, .moduleFuel, .moduleMemory, .moduleWallTime:
             []
         }
     }
@@ -77,6 +84,12 @@ enum ConfigSetting: String, CaseIterable {
         case .locationMinimum:
             let percent = try LocationSettings.minimumPercent(value)
             return "a masked location is never nearer than \(percent) % of the approved radius to where you are"
+        case .moduleFuel:
+            return "a compute module's run stops after \(try ModuleSettings.fuel(value)) instructions"
+        case .moduleMemory:
+            return "a compute module's run may have at most \(try ModuleSettings.memoryMegabytes(value)) MiB of memory"
+        case .moduleWallTime:
+            return "a compute module's run stops after \(try ModuleSettings.wallTimeMilliseconds(value)) ms, network waits included"
         }
     }
 
@@ -89,6 +102,9 @@ enum ConfigSetting: String, CaseIterable {
         case .networkResolve: try state.setting(rawValue) ?? ""
         case .locationK: try state.setting(rawValue) ?? String(LocationSettings.defaultK)
         case .locationMinimum: try state.setting(rawValue) ?? String(LocationSettings.defaultMinimumPercent)
+        case .moduleFuel: try state.setting(rawValue) ?? String(ModuleLimits.default.fuel)
+        case .moduleMemory: try state.setting(rawValue) ?? String(ModuleLimits.default.memoryBytes / 1024 / 1024)
+        case .moduleWallTime: try state.setting(rawValue) ?? String(ModuleSandbox.milliseconds(ModuleLimits.default.wallTime))
         }
     }
 }

@@ -32,7 +32,7 @@ struct EscrowCommand: AsyncParsableCommand {
         subcommands: [InitCommand.self, ImportCommand.self, RunCommand.self, FlowsCommand.self,
                       ApproveCommand.self, DenyCommand.self, RevokeCommand.self, AuditCommand.self,
                       LineageCommand.self, FunctionsCommand.self, SchemaCommand.self, ServersCommand.self, ServeCommand.self, ConfigCommand.self,
-                      FilterCommand.self, ReportCommand.self, ExportCommand.self]
+                      FilterCommand.self, ReportCommand.self, ExportCommand.self, ModulesCommand.self]
     )
 
     @OptionGroup var global: GlobalOptions

@@ -2,6 +2,7 @@ import EscrowCore
 import EscrowEgress
 import EscrowFunctions
 import EscrowHost
+import EscrowModules
 import EscrowStore
 import Foundation
 
@@ -34,10 +35,10 @@ extension FlowRendering {
             section("Your location", location(flow, palette: palette), rendered: true)
         }
         section("The query (SQL, as it runs)", query(flow), rendered: true)
-        section("Which code", code(flow))
+        section("Which code", flow.isModule ? moduleCode(flow, check: check, palette: palette) : code(flow), rendered: flow.isModule)
         section("Parameters", parameters(flow))
         section("Where it runs", [PlainWords.place(flow.destination)])
-        section("What leaves the device", leaves(flow, contacted: contacted, palette: palette), rendered: true)
+        section("What leaves the device", leaves(flow, module: check.module, contacted: contacted, palette: palette), rendered: true)
         section("Decision", decision(flow, history: history))
         section("Last runs", lastRuns(runs, palette: palette), rendered: true)
         section("What you can do", commands(flow))
@@ -58,8 +59,29 @@ extension FlowRendering {
         return lines
     }
 
+    /// A compute module's flow: the module, its digest and size, and what its imports let it do.
+    private static func moduleCode(_ flow: FlowRecord, check: Check, palette: Palette) -> [String] {
+        var lines = [DisplayText.escaped("compute module \(flow.function.id), version \(flow.function.version) (brought by the app, not built into the escrow)")]
+        lines.append("SHA-256 \(flow.function.codeDigest), \(PlainWords.count(flow.moduleBytes ?? 0, "byte"))")
+        switch check.module {
+        case .success(let module)?:
+            lines.append(palette.paint("what it can do", .bold) + " (from what it imports, not from what it claims): "
+                + (module.contactsNetwork ? palette.paint(module.abilities, .red) : module.abilities))
+            lines.append(DisplayText.escaped("what it says it does: \(module.manifest.summary)"))
+        case .failure(let error)?:
+            lines.append(palette.paint("note: ", .red) + DisplayText.escaped("\(error); its next run needs the module again"))
+        case nil:
+            break
+        }
+        lines.append("(any change to the module is another module and a new dataflow; details: escrow modules show \(flow.function.codeDigest.prefix(12)))")
+        return lines
+    }
+
     /// What the escrow computes of a flow record when it is shown, against what the record says.
     struct Check {
+        /// The compute module a module's flow runs, read from the escrow home (nil for a flow of a
+        /// built-in function).
+        let module: Result<ComputeModule, ModuleError>?
         /// The columns the SQL reads: its lineage computed now, or the recorded one when the SQL
         /// no longer compiles against the home (a warning says so).
         let reads: [String]
@@ -82,6 +104,9 @@ extension FlowRendering {
                 warnings.append("the SQL no longer compiles here (\(error)); shown: the columns recorded when it was new.")
             }
             self.warnings = warnings.map { DisplayText.escaped($0) }
+            module = flow.isModule ? Result { () throws(ModuleError) in
+                try ModuleStore(home: home, catalog: EscrowFunctions.catalog).module(flow.function.codeDigest)
+            } : nil
         }
     }
 
@@ -113,7 +138,8 @@ extension FlowRendering {
     /// Where the data and what is made of it go: the app, a compute server, and every host the
     /// function's code may contact (from its declared service parameters) or did contact (recorded).
     /// Lines are rendered here: each text from a record is escaped as it is placed.
-    private static func leaves(_ flow: FlowRecord, contacted: [ContactedHost], palette: Palette) -> [String] {
+    private static func leaves(_ flow: FlowRecord, module: Result<ComputeModule, ModuleError>?, contacted: [ContactedHost],
+                               palette: Palette) -> [String] {
         var lines: [String] = []
         func line(_ text: String) { lines.append(DisplayText.escaped(text)) }
         if flow.destination.hasPrefix("server:") {
@@ -125,9 +151,20 @@ extension FlowRendering {
         } else {
             line("the output of \(flow.function.id) goes to the app")
         }
-        let services = declaredServices(flow)
+        let loaded = try? module?.get()
+        let services = declaredServices(flow, module: loaded)
+        if let loaded, !loaded.contactsNetwork {
+            line("its module imports no network function: it cannot contact anything; only its output reaches the app")
+            return lines
+        }
+        if loaded != nil, services.isEmpty {
+            line("its module imports the escrow's network function: it may send requests to any service, each recorded, blocked domains refused")
+        }
+        if flow.isModule && loaded == nil {
+            line("its module is not in this escrow home now, so what it can contact cannot be read from it")
+        }
         if services.isEmpty && contacted.isEmpty {
-            if flow.function.id != "identity" {
+            if flow.function.id != "identity" && !flow.isModule {
                 line("its code takes no service to contact: nothing else leaves the device" + (flow.destination.hasPrefix("server:") ? " or the server" : ""))
             }
             return lines
@@ -167,10 +204,19 @@ extension FlowRendering {
 
     /// The services the flow's function declares it sends requests to, with the host each
     /// approved parameter names.
-    static func declaredServices(_ flow: FlowRecord) -> [(name: String, host: String, summary: String)] {
-        guard let function = try? EscrowFunctions.catalog.function(flow.function.id) else { return [] }
+    static func declaredServices(_ flow: FlowRecord, module: ComputeModule? = nil) -> [(name: String, host: String, summary: String)] {
+        let declarations: [ParameterDeclaration]
+        if flow.isModule {
+            // A module's service parameters are its claim; whether it can send anything at all is
+            // read from its imports.
+            guard let module, module.contactsNetwork else { return [] }
+            declarations = module.manifest.parameters
+        } else {
+            guard let function = try? EscrowFunctions.catalog.function(flow.function.id) else { return [] }
+            declarations = function.parameters
+        }
         let values = parameterValues(flow) ?? []
-        return function.parameters.filter(\.namesAService).compactMap { declaration in
+        return declarations.filter(\.namesAService).compactMap { declaration in
             guard let value = values.first(where: { $0.name == declaration.name })?.value else { return nil }
             let host = RequestURL(value)?.hostName.text ?? value
             return (declaration.name, host, declaration.summary)

@@ -1,6 +1,7 @@
 import EscrowCore
 import EscrowFunctions
 import EscrowHost
+import EscrowModules
 import Foundation
 
 /// How the CLI shows dataflows: tables and plain words for people, JSON for programs.
@@ -8,7 +9,8 @@ enum FlowRendering {
     /// FLOW, STATUS, APP, FUNCTION, WHERE, READS, LOCATION, SINCE (UTC).
     static func table(_ flows: [FlowRecord], palette: Palette) -> String {
         let rows = flows.map { flow in
-            [flow.id, flow.status.rawValue, flow.app, flow.function.id, PlainWords.shortPlace(flow.destination),
+            [flow.id, flow.status.rawValue, flow.app, flow.isModule ? "\(flow.function.id) (module)" : flow.function.id,
+             PlainWords.shortPlace(flow.destination),
              flow.tables.joined(separator: ", "), locationCell(flow), PlainWords.time(flow.decidedAt ?? flow.createdAt)]
         }
         return TextTable.render(header: ["FLOW", "STATUS", "APP", "FUNCTION", "WHERE", "READS", "LOCATION", "SINCE (UTC)"],
@@ -52,10 +54,15 @@ enum FlowRendering {
     }
 
     /// One flow object with its decision history and recent runs (see docs/CLI.md).
-    static func json(_ flow: FlowRecord, history: [DecisionRecord], runs: [AuditEntry], contacted: [ContactedHost]) -> String {
+    static func json(_ flow: FlowRecord, history: [DecisionRecord], runs: [AuditEntry], contacted: [ContactedHost],
+                     module: Result<ComputeModule, ModuleError>? = nil) -> String {
         var writer = JSONWriter.forDisplay()
         writer.object { object in
             fields(of: flow, into: &object)
+            if let module {
+                object.field("moduleCanDo", (try? module.get())?.abilities)
+                object.field("moduleProblem", { if case .failure(let error) = module { error.description } else { nil } }())
+            }
             object.field("history") { writer in
                 writer.array(history) { writer, decision in
                     writer.object { object in
@@ -69,7 +76,7 @@ enum FlowRendering {
                 writer.array(runs) { writer, entry in writer.object { AuditRendering.fields(of: entry, into: &$0) } }
             }
             object.field("services") { writer in
-                writer.array(declaredServices(flow)) { writer, service in
+                writer.array(declaredServices(flow, module: try? module?.get())) { writer, service in
                     writer.object { object in
                         object.field("parameter", service.name)
                         object.field("host", service.host)
@@ -105,7 +112,14 @@ enum FlowRendering {
                 function.field("id", flow.function.id)
                 function.field("version", int: flow.function.version)
                 function.field("digest", flow.function.codeDigest)
-                function.field("summary", registered(flow)?.summary)
+                function.field("summary", flow.isModule ? nil : registered(flow)?.summary)
+            }
+        }
+        object.field("module") { writer in
+            guard let bytes = flow.moduleBytes else { return writer.null() }
+            writer.object { module in
+                module.field("sha256", flow.function.codeDigest)
+                module.field("bytes", int: bytes)
             }
         }
         object.field("parameters") { writer in

@@ -33,10 +33,10 @@ struct FlowsShowCommand: AsyncParsableCommand {
             let history = try flows.history(record.id)
             let runs = try AuditLog(state: state).entries(AuditFilter(flow: record.id), limit: Self.recentRuns)
             let contacted = try EgressLog(state: state).hosts(ofFlow: record.id)
+            let check = FlowRendering.Check(record, home: try global.escrowHome())
             if json {
-                print(FlowRendering.json(record, history: history, runs: runs, contacted: contacted))
+                print(FlowRendering.json(record, history: history, runs: runs, contacted: contacted, module: check.module))
             } else {
-                let check = FlowRendering.Check(record, home: try global.escrowHome())
                 print(FlowRendering.text(record, check: check, history: history, runs: runs, contacted: contacted,
                                          palette: .standardOutput),
                       terminator: "")

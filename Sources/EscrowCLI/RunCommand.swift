@@ -6,13 +6,20 @@ import Foundation
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run a dataflow: access SQL, then a registered compute function; print only its output.",
+        abstract: "Run a dataflow: access SQL, then a compute function or module; print only its output.",
         discussion: """
             Example:
               escrow run --app org.wikipedia --purpose "Articles near you" \\
                 --sql "SELECT longitude, latitude FROM Location
                        ORDER BY timestamp DESC LIMIT 1" \\
                 --compute location.region --param radius=1000 --json
+              escrow run --app org.example.places --purpose "Your area" \
+                --sql "SELECT latitude, longitude FROM Location" \
+                --module bounds.wasm --param decimals=2
+
+            --module runs a compute module (a WebAssembly file, docs/MODULES.md)
+            instead of a registered function: the escrow checks it, keeps it in the
+            escrow home, and the dataflow binds its SHA-256.
 
             A dataflow runs only once you approve it: the first run of a new one
             exits with status 2 and says how to review and approve it. A denied or
@@ -34,7 +41,11 @@ struct RunCommand: AsyncParsableCommand {
     var sql: String
 
     @Option(help: "The registered compute function (see `escrow functions`).")
-    var compute: String
+    var compute: String?
+
+    @Option(help: ArgumentHelp("A compute module to run instead of a registered function: a .wasm file (docs/MODULES.md).",
+                               valueName: "FILE"))
+    var module: String?
 
     @Option(name: .customLong("param"), help: ArgumentHelp("A parameter for compute(), NAME=VALUE (repeatable).", valueName: "NAME=VALUE"))
     var parameters: [String] = []
@@ -50,17 +61,30 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Print the output as JSON.")
     var json = false
 
+    func validate() throws {
+        guard (compute == nil) != (module == nil) else {
+            throw ValidationError("give either --compute FUNCTION or --module FILE")
+        }
+    }
+
     func run() async throws {
         try await reportingErrors {
+            let moduleBytes = try module.map { path in
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw CLIError("cannot read the module \(path): no such file, or it is not readable")
+                }
+                return [UInt8](data)
+            }
             let values = try ComputeParameters(options: parameters)
             let accuracy = try locationAccuracy.map { text throws(LocationAccuracyError) in try LocationAccuracy(parsing: text) }
             let home = try global.escrowHome()
             let host = try EscrowHost(home: home, logger: global.logger())
             let result: RunResult
             do {
-                result = try await host.run(DataflowRequest(app: app, purpose: purpose, access: sql, compute: compute,
+                result = try await host.run(DataflowRequest(app: app, purpose: purpose, access: sql, compute: compute ?? "",
                                                             destination: server.map(Destination.server) ?? .device,
-                                                            parameters: values, locationAccuracy: accuracy))
+                                                            parameters: values, locationAccuracy: accuracy,
+                                                            module: moduleBytes.map(ModuleSource.bytes)))
             } catch {
                 await Self.witness(host)
                 throw error

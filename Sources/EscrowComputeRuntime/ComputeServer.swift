@@ -24,11 +24,13 @@ public struct ComputeServerConfiguration: Sendable {
     /// Connections open at once, and how long each may take to handshake, to send its first
     /// request, and to stay idle.
     public var connectionLimits: ConnectionLimits
+    /// Which compute modules the server runs, and under which limits.
+    public var modules: ServerModulePolicy
 
     public init(host: String, port: Int, tls: TLSFiles, serverID: String = "escrow-compute",
                 maximumMessageLength: Int = RPCLimits.defaultMaximumMessageLength,
                 maximumConcurrency: Int = 2 * System.coreCount, drainTimeout: Duration = .seconds(30),
-                connectionLimits: ConnectionLimits = ConnectionLimits()) {
+                connectionLimits: ConnectionLimits = ConnectionLimits(), modules: ServerModulePolicy = ServerModulePolicy()) {
         self.host = host
         self.port = port
         self.tls = tls
@@ -37,6 +39,7 @@ public struct ComputeServerConfiguration: Sendable {
         self.maximumConcurrency = maximumConcurrency
         self.drainTimeout = drainTimeout
         self.connectionLimits = connectionLimits
+        self.modules = modules
     }
 }
 
@@ -58,6 +61,7 @@ public final class ComputeServer: Sendable {
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
     private let state: ServerState
+    private let modules: ServerModules
     private let listener = Mutex<(any Channel)?>(nil)
 
     /// - Parameters:
@@ -71,6 +75,7 @@ public final class ComputeServer: Sendable {
         self.network = network
         self.witness = witness
         self.logger = logger
+        modules = ServerModules(policy: configuration.modules)
         group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         state = ServerState(maximumConcurrency: configuration.maximumConcurrency,
                             connections: ConnectionRegistry(maximum: configuration.connectionLimits.maximumConnections, logger: logger))
@@ -88,6 +93,7 @@ public final class ComputeServer: Sendable {
         let witness = self.witness
         let logger = self.logger
         let state = self.state
+        let modules = self.modules
         let maximumMessageLength = configuration.maximumMessageLength
         let limits = configuration.connectionLimits
         let catalogEnvelope = ServerConnectionHandler.catalogMessage(catalog, serverID: configuration.serverID)
@@ -114,7 +120,8 @@ public final class ComputeServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(deadlines)
                     try channel.pipeline.syncOperations.addHandler(
                         ServerConnectionHandler(catalog: catalog, catalogMessage: catalogEnvelope, state: state,
-                                                deadlines: deadlines, network: network, witness: witness, logger: logger))
+                                                deadlines: deadlines, network: network, modules: modules, witness: witness,
+                                                logger: logger))
                 }
             }
         do {

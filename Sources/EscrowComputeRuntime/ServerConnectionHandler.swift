@@ -1,6 +1,7 @@
 import EscrowWire
 import EscrowCore
 import EscrowEgress
+import EscrowModules
 import Logging
 import NIOCore
 import NIOSSL
@@ -24,6 +25,8 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     /// Told when calls start and finish: a connection with a call in flight is not idle.
     private let deadlines: ConnectionDeadlineHandler
     private let network: any NetworkClient
+    /// The compute modules this server runs.
+    private let modules: ServerModules
     /// The witness store, when this server is a witness (`--witness-store`).
     let witness: AuditWitnessStore?
     let logger: Logger
@@ -34,12 +37,14 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     private var greeted = false
 
     init(catalog: FunctionCatalog, catalogMessage: Escrow_V1_Catalog, state: ServerState,
-         deadlines: ConnectionDeadlineHandler, network: any NetworkClient, witness: AuditWitnessStore? = nil, logger: Logger) {
+         deadlines: ConnectionDeadlineHandler, network: any NetworkClient, modules: ServerModules,
+         witness: AuditWitnessStore? = nil, logger: Logger) {
         self.catalog = catalog
         self.catalogMessage = catalogMessage
         self.state = state
         self.deadlines = deadlines
         self.network = network
+        self.modules = modules
         self.witness = witness
         self.logger = logger
     }
@@ -101,19 +106,30 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
                              function: request.functionID), context: context)
             return
         }
-        let lookup = Result { () throws(CatalogError) in try catalog.function(request.functionID) }
-        guard case .success(let function) = lookup else {
-            if case .failure(let error) = lookup {
-                write(Self.error(id, .unknownFunction, "\(error)", function: request.functionID), context: context)
+        let target: Target
+        if request.moduleSha256.isEmpty {
+            let lookup = Result { () throws(CatalogError) in try catalog.function(request.functionID) }
+            guard case .success(let function) = lookup else {
+                if case .failure(let error) = lookup {
+                    write(Self.error(id, .unknownFunction, "\(error)", function: request.functionID), context: context)
+                }
+                return
             }
-            return
-        }
-        let descriptor = function.descriptor
-        guard request.codeDigest == descriptor.codeDigest, request.functionVersion == Int64(descriptor.version) else {
-            write(Self.error(id, .digestMismatch,
-                             "this server runs \(descriptor.id)@\(descriptor.version) with digest \(descriptor.codeDigest), not @\(request.functionVersion) \(request.codeDigest)",
-                             function: request.functionID), context: context)
-            return
+            let descriptor = function.descriptor
+            guard request.codeDigest == descriptor.codeDigest, request.functionVersion == Int64(descriptor.version) else {
+                write(Self.error(id, .digestMismatch,
+                                 "this server runs \(descriptor.id)@\(descriptor.version) with digest \(descriptor.codeDigest), not @\(request.functionVersion) \(request.codeDigest)",
+                                 function: request.functionID), context: context)
+                return
+            }
+            target = .function(function)
+        } else {
+            switch modules.admit(request) {
+            case .success(let bytes): target = .module(request, bytes: bytes, modules: modules)
+            case .failure(let refusal):
+                write(Self.error(id, refusal.code, refusal.message, function: request.functionID), context: context)
+                return
+            }
         }
         guard case .success(let input) = decoded else {
             if case .failure(let error) = decoded {
@@ -150,7 +166,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         }
         // The function's requests go through a recorder of this call, reported back with its reply.
         let recorder = EgressRecorder(base: network, blocked: blocked, input: input)
-        let call = Call(function: function, input: input,
+        let call = Call(target: target, input: input, deadlineMs: request.deadlineMs,
                         context: ComputeContext(parameters: ComputeParameters(request.parameters), network: recorder),
                         recorder: recorder, id: id, functionID: request.functionID)
         let task = Self.launch(call, reply: reply)
@@ -181,10 +197,18 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         }
     }
 
+    /// What a call runs: a built-in function, or a module (checked in the call's task when the
+    /// server does not have it yet).
+    private enum Target: Sendable {
+        case function(RegisteredFunction)
+        case module(Escrow_V1_ComputeRequest, bytes: [UInt8]?, modules: ServerModules)
+    }
+
     /// One admitted compute call.
     private struct Call: Sendable {
-        let function: RegisteredFunction
+        let target: Target
         let input: Frame
+        let deadlineMs: UInt64
         let context: ComputeContext
         let recorder: EgressRecorder
         let id: UInt64
@@ -195,8 +219,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     /// encoded), so a large output is not serialized on the event loop.
     private static func launch(_ call: Call, reply: @escaping @Sendable (ByteBuffer?) -> Void) -> Task<Void, Never> {
         Task {
-            var (envelope, output) = await compute(call.function, input: call.input, context: call.context,
-                                                   id: call.id, functionID: call.functionID)
+            var (envelope, output) = await compute(call, id: call.id, functionID: call.functionID)
             let egress = call.recorder.observations.map(Escrow_V1_EgressRequest.init)
             switch envelope.body {
             case .computeResponse(var response)?:
@@ -238,21 +261,47 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         channel.writeAndFlush(reply).whenComplete { _ in state.finished() }
     }
 
-    /// Runs the function; the reply is a response with the output it carries, or a typed error.
-    private static func compute(_ function: RegisteredFunction, input: Frame, context: ComputeContext,
-                                id: UInt64, functionID: String) async -> (reply: Escrow_V1_Envelope, output: Frame?) {
+    /// Runs the function or module; the reply is a response with the output it carries, or a
+    /// typed error.
+    private static func compute(_ call: Call, id: UInt64, functionID: String) async -> (reply: Escrow_V1_Envelope, output: Frame?) {
         let clock = ContinuousClock()
         let started = clock.now
         do {
-            let output = try await function(input, context: context)
+            let output: Frame
+            var ran = ""
+            switch call.target {
+            case .function(let function):
+                output = try await function(call.input, context: call.context)
+            case .module(let request, let bytes, let modules):
+                let module: ComputeModule
+                switch modules.module(request, bytes: bytes) {
+                case .success(let found): module = found
+                case .failure(let refusal): return (Self.error(id, refusal.code, refusal.message, function: functionID), nil)
+                }
+                var limits = modules.policy.limits
+                if call.deadlineMs > 0 { limits.wallTime = min(limits.wallTime, .milliseconds(Int64(clamping: call.deadlineMs))) }
+                // A module's log lines may hold the data it reads: a server's operator never sees them.
+                output = try await ModuleSandbox.shared.run(module, input: call.input, context: call.context, limits: limits)
+                ran = module.sha256
+            }
             var reply = Escrow_V1_Envelope()
             reply.requestID = id
-            reply.computeResponse = .with { $0.computeMicros = UInt64(max(0, (clock.now - started).microseconds)) }
+            reply.computeResponse = .with {
+                $0.computeMicros = UInt64(max(0, (clock.now - started).microseconds))
+                $0.moduleSha256 = ran
+            }
             return (reply, output)
         } catch is CancellationError {
             return (Self.error(id, .cancelled, "the call was cancelled", function: functionID), nil)
         } catch let error as FrameError {
             return (Self.error(id, .inputMismatch, "\(error)", function: functionID), nil)
+        } catch let error as ModuleRunError {
+            let limit: Bool = switch error {
+            case .outOfFuel, .memoryLimit, .wallTime: true
+            default: false
+            }
+            return (Self.error(id, .functionFailed, error.reason + (limit ? " on this server (its operator sets it)" : ""),
+                               function: functionID), nil)
         } catch let error as ComputeError {
             if case .invalidParameter = error { return (Self.error(id, .badRequest, "\(error)", function: functionID), nil) }
             return (Self.error(id, .functionFailed, "\(error)", function: functionID), nil)

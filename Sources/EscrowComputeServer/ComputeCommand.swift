@@ -2,6 +2,7 @@ import ArgumentParser
 import EscrowComputeRuntime
 import EscrowFunctions
 import EscrowNetwork
+import EscrowModules
 import EscrowWire
 import Foundation
 import Logging
@@ -80,8 +81,37 @@ struct ComputeCommand: AsyncParsableCommand {
                                valueName: "HOST=ADDRESS"))
     var resolve: [String] = []
 
+    @Option(name: .customLong("allow-module"),
+            help: ArgumentHelp("Run only compute modules with these SHA-256 digests (repeatable); without it, any valid module runs, sandboxed.",
+                               valueName: "SHA256"))
+    var allowedModules: [String] = []
+
+    @Flag(name: .customLong("no-modules"), help: "Run no compute modules (calls of them are refused MODULE_REFUSED).")
+    var noModules = false
+
+    @Option(name: .customLong("module-cache"), help: ArgumentHelp("Compiled compute modules kept (least recently used dropped first).", valueName: "N"))
+    var moduleCache = 64
+
+    @Option(name: .customLong("module-fuel"), help: ArgumentHelp("Instructions one module run may execute.", valueName: "N"))
+    var moduleFuel = ModuleLimits.default.fuel
+
+    @Option(name: .customLong("module-memory-mb"), help: ArgumentHelp("Memory one module run may have, in MiB.", valueName: "MIB"))
+    var moduleMemory = ModuleLimits.default.memoryBytes / 1024 / 1024
+
+    @Option(name: .customLong("module-wall-time-ms"),
+            help: ArgumentHelp("Wall-clock time one module run may take (and at most the call's deadline).", valueName: "MS"))
+    var moduleWallTime = ModuleSandbox.milliseconds(ModuleLimits.default.wallTime)
+
     @Flag(name: .shortAndLong, help: "Log connections and errors (never payloads) to standard error.")
     var verbose = false
+
+    /// The compute modules this server runs, from the options.
+    var modulePolicy: ServerModulePolicy {
+        ServerModulePolicy(
+            acceptance: noModules ? .none : allowedModules.isEmpty ? .any : .only(Set(allowedModules.map { $0.lowercased() })),
+            cacheCapacity: moduleCache,
+            limits: ModuleLimits(fuel: moduleFuel, memoryBytes: moduleMemory * 1024 * 1024, wallTime: .milliseconds(moduleWallTime)))
+    }
 
     func validate() throws {
         _ = try Self.hostAndPort(listen)
@@ -97,6 +127,20 @@ struct ComputeCommand: AsyncParsableCommand {
             throw ValidationError("--resolve \(error)")
         }
         guard maximumConcurrency >= 1 else { throw ValidationError("--max-concurrency must be at least 1") }
+        if noModules && !allowedModules.isEmpty { throw ValidationError("give --no-modules or --allow-module, not both") }
+        for digest in allowedModules where !(digest.count == 64 && digest.allSatisfy(\.isHexDigit)) {
+            throw ValidationError("--allow-module \(digest): give a module's SHA-256 as 64 hex digits (escrow modules list shows them)")
+        }
+        guard moduleCache >= 1 else { throw ValidationError("--module-cache must be at least 1") }
+        guard ModuleLimits.fuelRange.contains(moduleFuel) else {
+            throw ValidationError("--module-fuel must be from \(ModuleLimits.fuelRange.lowerBound) to \(ModuleLimits.fuelRange.upperBound)")
+        }
+        guard ModuleLimits.memoryMegabytesRange.contains(moduleMemory) else {
+            throw ValidationError("--module-memory-mb must be from \(ModuleLimits.memoryMegabytesRange.lowerBound) to \(ModuleLimits.memoryMegabytesRange.upperBound)")
+        }
+        guard ModuleLimits.wallTimeMillisecondsRange.contains(moduleWallTime) else {
+            throw ValidationError("--module-wall-time-ms must be from \(ModuleLimits.wallTimeMillisecondsRange.lowerBound) to \(ModuleLimits.wallTimeMillisecondsRange.upperBound)")
+        }
         if let maximumConnections, maximumConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
         for (flag, seconds) in [("--handshake-timeout", handshakeTimeout), ("--first-request-timeout", firstRequestTimeout),
                                 ("--idle-timeout", idleTimeout)] where !(seconds > 0 && seconds <= 86_400) {
@@ -135,7 +179,8 @@ struct ComputeCommand: AsyncParsableCommand {
                 host: host, port: port, tls: TLSFiles(certificate: cert, privateKey: key, certificateAuthority: clientCA),
                 serverID: serverID, maximumMessageLength: maximumMessage, maximumConcurrency: maximumConcurrency,
                 connectionLimits: ConnectionLimits(maximumConnections: maximumConnections, handshakeTimeout: .seconds(handshakeTimeout),
-                                                   firstRequestTimeout: .seconds(firstRequestTimeout), idleTimeout: .seconds(idleTimeout))),
+                                                   firstRequestTimeout: .seconds(firstRequestTimeout), idleTimeout: .seconds(idleTimeout)),
+                modules: modulePolicy),
             catalog: EscrowFunctions.catalog, network: HTTPNetworkClient(resolve: try HostResolution(parsing: resolve)),
             witness: witness, logger: logger)
         do {

@@ -26,6 +26,9 @@ public struct AppFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case inputMismatch
         /// The compute function failed.
         case functionFailed
+        /// The compute module the app brought was refused (not valid, an import the escrow does
+        /// not offer, no manifest…).
+        case invalidModule
         /// The run's audit entry could not be written, so its output was withheld.
         case auditFailed
         /// The escrow could not read or write its own records while it handled the run.

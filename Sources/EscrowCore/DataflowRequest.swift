@@ -1,5 +1,5 @@
-/// What an app asks the escrow to run: access() SQL, a registered compute() function, where to
-/// run it, and why.
+/// What an app asks the escrow to run: access() SQL, a registered compute() function or a compute
+/// module the app brings, where to run it, and why.
 public struct DataflowRequest: Sendable, Hashable {
     /// The app's id (reverse-DNS: `org.example.weather`).
     public var app: String
@@ -7,8 +7,10 @@ public struct DataflowRequest: Sendable, Hashable {
     public var purpose: String
     /// The access() SQL over Contact, Location and Photos.
     public var access: String
-    /// The id of a registered compute function.
+    /// The id of a registered compute function; with `module`, empty or the module's own id.
     public var compute: String
+    /// A compute module the app brings instead of a registered function (docs/MODULES.md).
+    public var module: ModuleSource?
     /// Where compute() runs.
     public var destination: Destination
     /// Non-personal inputs for compute() (part of the flow the individual sees).
@@ -25,7 +27,7 @@ public struct DataflowRequest: Sendable, Hashable {
 
     public init(app: String, purpose: String, access: String, compute: String,
                 destination: Destination = .device, parameters: ComputeParameters = ComputeParameters(),
-                locationAccuracy: LocationAccuracy? = nil) {
+                locationAccuracy: LocationAccuracy? = nil, module: ModuleSource? = nil) {
         self.app = app
         self.purpose = purpose
         self.access = access
@@ -33,5 +35,14 @@ public struct DataflowRequest: Sendable, Hashable {
         self.destination = destination
         self.parameters = parameters
         self.locationAccuracy = locationAccuracy
+        self.module = module
     }
+}
+
+/// Where the escrow finds a compute module a request names.
+public enum ModuleSource: Sendable, Hashable {
+    /// The module's bytes (a WebAssembly binary with an `escrow.module` manifest).
+    case bytes([UInt8])
+    /// The lower-case hex SHA-256 of a module the escrow keeps already.
+    case sha256(String)
 }

@@ -1,5 +1,6 @@
 import EscrowCore
 import EscrowLocation
+import EscrowModules
 import EscrowStore
 import EscrowWire
 
@@ -22,7 +23,7 @@ extension AppFailure {
         case let run as RunError:
             switch run {
             case .inputMismatch: self.init(.inputMismatch, message: run.description)
-            case .computeFailed: self.init(.functionFailed, message: run.description)
+            case .computeFailed, .moduleFailed: self.init(.functionFailed, message: run.description)
             }
         default:
             self.init(Self.kind(of: error), message: "\(error)")
@@ -37,7 +38,8 @@ extension AppFailure {
         // From the host, a protocol or connection error can only come from a compute server.
         case is ServerError, is RemoteComputeError, is RPCError: .serverUnavailable
         case is AuditError: .auditFailed
-        case is StoreError, is LocationSettingError, is PlaceTableError, is LocationMaskError: .escrowFailed
+        case is ModuleError: .invalidModule
+        case is StoreError, is SettingError, is PlaceTableError, is LocationMaskError: .escrowFailed
         default: .functionFailed
         }
     }

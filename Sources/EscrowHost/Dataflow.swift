@@ -1,10 +1,13 @@
 import EscrowCore
+import EscrowModules
 
 /// A request the escrow has identified: the function it names and the exact columns its SQL
 /// reads. This is what the individual approves.
 public struct Dataflow: Sendable, Hashable {
     public let request: DataflowRequest
     public let function: FunctionDescriptor
+    /// The compute module the flow runs, when the app brought one (nil: a built-in function).
+    public let module: ComputeModule?
     public let lineage: Lineage
     /// What makes this flow this flow (and not another that needs its own decision).
     public let identity: FlowIdentity
@@ -39,6 +42,8 @@ public enum RunError: Error, Sendable, Equatable, CustomStringConvertible {
     case inputMismatch(function: String, expects: String, problem: FrameError)
     /// compute() threw `underlying`, the function's own error, kept as it was thrown.
     case computeFailed(function: String, underlying: any Error)
+    /// A compute module's run produced no output: a limit it hit, a trap, its own failure.
+    case moduleFailed(module: String, underlying: ModuleRunError)
 
     public var description: String {
         switch self {
@@ -46,6 +51,8 @@ public enum RunError: Error, Sendable, Equatable, CustomStringConvertible {
             "the access result does not fit \(function): \(problem); it expects \(expects)"
         case .computeFailed(let function, let underlying):
             "compute function \(function) failed: \(underlying)"
+        case .moduleFailed(let module, let underlying):
+            "compute module \(module) failed: \(underlying)"
         }
     }
 
@@ -55,6 +62,8 @@ public enum RunError: Error, Sendable, Equatable, CustomStringConvertible {
             a == x && b == y && c == z
         case (.computeFailed(let function, let underlying), .computeFailed(let otherFunction, let otherUnderlying)):
             function == otherFunction && "\(underlying)" == "\(otherUnderlying)"
+        case (.moduleFailed(let module, let underlying), .moduleFailed(let otherModule, let otherUnderlying)):
+            module == otherModule && underlying == otherUnderlying
         default:
             false
         }

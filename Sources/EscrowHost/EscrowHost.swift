@@ -1,6 +1,7 @@
 import EscrowCore
 import EscrowEgress
 import EscrowFunctions
+import EscrowModules
 import EscrowNetwork
 import EscrowStore
 import EscrowWire
@@ -32,6 +33,8 @@ public final class EscrowHost: Sendable {
     public let filters: EgressFilters
     /// Classifies the requests compute functions make (registrable domain, tracker).
     public let classifier: EgressClassifier
+    /// The compute modules apps brought or the individual added.
+    public let modules: ModuleStore
     private let clock: any WallClock
     private let remote: RemoteCompute
     private let network: any NetworkClient
@@ -74,6 +77,7 @@ public final class EscrowHost: Sendable {
             self.network = try Self.networkClient(state)
         }
         self.assets = AssetStore(root: home.assetsURL)
+        self.modules = ModuleStore(home: home, catalog: catalog)
         self.logger = logger
         // The retention setting applies whenever a host opens (the daemon also applies it hourly).
         applyRetention()
@@ -91,12 +95,18 @@ public final class EscrowHost: Sendable {
         var facts = AuditDraft(flowID: nil, app: request.app, purpose: request.purpose, functionID: request.compute,
                                outcome: .failed, destination: request.destination.description)
         facts.caller = request.caller
+        switch request.module {
+        case .bytes(let bytes)?: facts.moduleSHA256 = ComputeModule.sha256(of: bytes)
+        case .sha256(let digest)?: facts.moduleSHA256 = DisplayText.escaped(String(digest.prefix(64)))
+        case nil: break
+        }
         let flow: Dataflow
         let input: AccessResult
         let output: Frame
         var egress: Egress?
         do {
             flow = try identify(request)
+            facts.functionID = flow.function.id
             facts.reads = flow.lineage.sorted.map(\.description)
             let decision = try decide(flow)
             facts.flowID = decision.id
@@ -163,12 +173,36 @@ public final class EscrowHost: Sendable {
     func identify(_ request: DataflowRequest) throws -> Dataflow {
         try RequestText.check(app: request.app, purpose: request.purpose, sql: request.access,
                               parameters: request.parameters.sorted.lazy.map { (key: $0.name, value: $0.value) })
-        let function = try catalog.function(request.compute)
-        try function.check(request.parameters)
+        let descriptor: FunctionDescriptor
+        var module: ComputeModule?
+        if let source = request.module {
+            let loaded = try self.module(source)
+            guard request.compute.isEmpty || request.compute == loaded.manifest.id else {
+                throw ModuleError.badManifest("the request names compute \(DisplayText.escaped(request.compute)), "
+                    + "but the module it brings is \(loaded.manifest.id); name the module's id or nothing")
+            }
+            try ParameterDeclaration.check(request.parameters, against: loaded.manifest.parameters)
+            descriptor = loaded.descriptor
+            module = loaded
+        } else {
+            let function = try catalog.function(request.compute)
+            try function.check(request.parameters)
+            descriptor = function.descriptor
+        }
         if case .server(let id) = request.destination { _ = try servers.server(id) }
         let lineage = try lineage(of: request.access)
-        return Dataflow(request: request, function: function.descriptor, lineage: lineage,
-                        identity: FlowIdentity(request: request, function: function.descriptor))
+        return Dataflow(request: request, function: descriptor, module: module, lineage: lineage,
+                        identity: FlowIdentity(request: request, function: descriptor, moduleBytes: module?.bytes.count))
+    }
+
+    /// The module a request brings (checked and kept) or names by digest (kept already).
+    ///
+    /// - Throws: `ModuleError` when it is refused or the home does not keep it.
+    func module(_ source: ModuleSource) throws(ModuleError) -> ComputeModule {
+        switch source {
+        case .bytes(let bytes): try modules.add(bytes)
+        case .sha256(let digest): try modules.module(digest)
+        }
     }
 
     /// Step 2: the individual's decision. A new flow is recorded as pending.
@@ -307,6 +341,7 @@ public final class EscrowHost: Sendable {
     /// Step 4: call the registered function on Ds, here or on the flow's compute server. Its
     /// requests go through `egress`'s recorder here, or are reported back by the server into it.
     func compute(_ flow: Dataflow, input: Frame, egress: Egress?) async throws -> ComputeOutcome {
+        if let module = flow.module { return try await compute(flow, module: module, input: input, egress: egress) }
         let function = try catalog.function(flow.function.id)
         if case .server(let serverID) = flow.request.destination {
             return try await remote.compute(on: serverID, function: flow.function, input: input,
@@ -319,6 +354,35 @@ public final class EscrowHost: Sendable {
             throw RunError.inputMismatch(function: flow.function.id, expects: function.inputs.description, problem: error)
         } catch {
             throw RunError.computeFailed(function: flow.function.id, underlying: error)
+        }
+    }
+
+    /// Step 4 for a compute module: here, in the sandbox, under the home's limits.
+    private func compute(_ flow: Dataflow, module: ComputeModule, input: Frame, egress: Egress?) async throws -> ComputeOutcome {
+        let id = module.manifest.id
+        if case .server(let serverID) = flow.request.destination {
+            do {
+                return try await remote.compute(on: serverID, function: flow.function, module: module, input: input,
+                                                parameters: flow.request.parameters, egress: egress)
+            } catch RPCError.remote(code: .functionFailed, let message) {
+                throw RunError.moduleFailed(module: "\(id)@\(module.manifest.version) (\(module.sha256.prefix(12)))",
+                                            underlying: .onServer(server: serverID, message))
+            }
+        }
+        let limits = try ModuleSettings.read(flows.state)
+        let context = ComputeContext(parameters: flow.request.parameters, network: egress?.recorder ?? network)
+        let logger = self.logger
+        do {
+            let output = try await ModuleSandbox.shared.run(module, input: input, context: context, limits: limits) { line in
+                // The individual's own log: a module's lines may hold their data, so never at a level
+                // above debug, and never on a compute server (which drops them).
+                logger.debug("module log", metadata: ["module": "\(id)", "line": "\(line)"])
+            }
+            return ComputeOutcome(output: output)
+        } catch let error as FrameError {
+            throw RunError.inputMismatch(function: id, expects: module.manifest.inputs.description, problem: error)
+        } catch let error as ModuleRunError {
+            throw RunError.moduleFailed(module: "\(id)@\(module.manifest.version) (\(module.sha256.prefix(12)))", underlying: error)
         }
     }
 }

@@ -59,7 +59,7 @@ public struct ComputeModule: Sendable {
         // Every function body is validated and translated once here, so a module that is not
         // valid WebAssembly is refused when it is added, not when it first runs.
         try Self.validate(parsed, entry: entry)
-        self.sha256 = Self.hex(SHA256.hash(data: bytes))
+        self.sha256 = Self.sha256(of: bytes)
         self.bytes = bytes
         self.manifest = manifest
         self.imports = imports.sorted()
@@ -116,6 +116,11 @@ public struct ComputeModule: Sendable {
         }
     }
 
+    /// The lower-case hex SHA-256 of `bytes`: a module's identity.
+    public static func sha256(of bytes: [UInt8]) -> String {
+        hex(SHA256.hash(data: bytes))
+    }
+
     /// Lower-case hex of a digest.
     public static func hex(_ digest: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
@@ -157,4 +162,10 @@ final class MemoryLimiter: ResourceLimiter, @unchecked Sendable {
     }
 
     func limitTableGrowth(to desired: Int) throws -> Bool { desired <= 1_000_000 }
+}
+
+/// Modules are the same module when their bytes are: compared and hashed by digest.
+extension ComputeModule: Hashable {
+    public static func == (lhs: ComputeModule, rhs: ComputeModule) -> Bool { lhs.sha256 == rhs.sha256 }
+    public func hash(into hasher: inout Hasher) { hasher.combine(sha256) }
 }

@@ -81,15 +81,28 @@ public enum ModuleRunError: Error, Sendable, Equatable, CustomStringConvertible 
     case noOutput
     /// The output it wrote is not a valid frame.
     case badOutput(String)
+    /// It failed on a compute server, which said why (one of the reasons above, in words).
+    case onServer(server: String, String)
 
     public var description: String {
         switch self {
+        case .outOfFuel: "\(reason) (escrow config set modules.fuel N raises it)"
+        case .memoryLimit: "\(reason) (escrow config set modules.memory-mb N raises it)"
+        case .wallTime: "\(reason) (escrow config set modules.wall-time-ms N raises it)"
+        default: reason
+        }
+    }
+
+    /// What happened, without how the individual raises a limit (a compute server's operator
+    /// sets its own).
+    public var reason: String {
+        switch self {
         case .outOfFuel(let limit):
-            "the module executed more than \(limit) instructions, the limit of one run (escrow config set modules.fuel N raises it)"
+            "the module executed more than \(limit) instructions, the limit of one run"
         case .memoryLimit(let limit, let asked):
-            "the module asked for \(asked) bytes of memory; one run may have at most \(limit) (escrow config set modules.memory-mb N raises it)"
+            "the module asked for \(asked) bytes of memory; one run may have at most \(limit)"
         case .wallTime(let limit):
-            "the module ran longer than \(limit.plainSeconds), the limit of one run (escrow config set modules.wall-time-ms N raises it)"
+            "the module ran longer than \(limit.plainSeconds), the limit of one run"
         case .trapped(let reason):
             "the module trapped (\(reason)); it has a bug its author must fix"
         case .badCall(let function, let reason):
@@ -102,6 +115,8 @@ public enum ModuleRunError: Error, Sendable, Equatable, CustomStringConvertible 
             "the module finished without writing an output frame (\(ModuleABI.importModule).output_write)"
         case .badOutput(let reason):
             "the module's output is not a valid frame: \(reason)"
+        case .onServer(let server, let message):
+            "on compute server \(server): \(DisplayText.escaped(message))"
         }
     }
 }

@@ -10,7 +10,7 @@ import Synchronization
 /// wall time.
 ///
 /// A run executes on a thread of its own (the interpreter and its network waits block), never on
-/// Swift's cooperative pool. A run past its wall time is answered at once with
+/// Swift's cooperative pool (`ModuleThreads`). A run past its wall time is answered at once with
 /// `ModuleRunError.wallTime`; its thread then stops at the module's next call to the escrow, or
 /// when its fuel is spent.
 ///
@@ -20,7 +20,7 @@ public final class ModuleSandbox: Sendable {
     public static let shared = ModuleSandbox()
 
     private let engine: Engine
-    private let queue = DispatchQueue(label: "escrow.modules", qos: .userInitiated, attributes: .concurrent)
+    private let threads = ModuleThreads(maximum: 64)
 
     public init() {
         engine = Engine(configuration: EngineConfiguration(fuelMetering: true))
@@ -40,10 +40,10 @@ public final class ModuleSandbox: Sendable {
         try module.manifest.inputs.check(input)
         let run = ModuleRun(module: module, input: input.encoded, context: context, limits: limits, log: log)
         let engine = self.engine
-        let queue = self.queue
+        let threads = self.threads
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Frame, any Error>) in
             let answer = AnswerOnce(continuation)
-            queue.async {
+            threads.submit {
                 answer.give(Result { try run.execute(engine: engine) })
             }
             let limit = limits.wallTime
@@ -51,6 +51,11 @@ public final class ModuleSandbox: Sendable {
                 if answer.give(.failure(ModuleRunError.wallTime(limit: limit))) { run.abandon() }
             }
         }
+    }
+
+    /// A duration in whole milliseconds.
+    public static func milliseconds(_ duration: Duration) -> Int {
+        nanoseconds(duration) / 1_000_000
     }
 
     static func nanoseconds(_ duration: Duration) -> Int {
@@ -252,7 +257,7 @@ private final class ModuleRun: @unchecked Sendable {
         let request = NetworkRequest(method: method, url: url, headers: headers, body: body)
         let outcome = Mutex<Result<NetworkResponse, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task {
+        Task(executorPreference: ModuleNetworkExecutor.shared) {
             let result: Result<NetworkResponse, any Error>
             do { result = .success(try await network.send(request)) } catch { result = .failure(error) }
             outcome.withLock { $0 = result }

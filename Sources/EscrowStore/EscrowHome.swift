@@ -18,6 +18,8 @@ public struct EscrowHome: Sendable, Hashable {
     public var dataDatabasePath: String { url.appendingPathComponent("data.sqlite").path }
     public var stateDatabasePath: String { url.appendingPathComponent("escrow.sqlite").path }
     public var assetsURL: URL { url.appendingPathComponent("assets", isDirectory: true) }
+    /// Compute modules, by the SHA-256 of their bytes (`SHA256.wasm`), made on the first one added.
+    public var modulesURL: URL { url.appendingPathComponent("modules", isDirectory: true) }
 
     /// Whether `init` has been run here.
     public var isInitialized: Bool { FileManager.default.fileExists(atPath: dataDatabasePath) }

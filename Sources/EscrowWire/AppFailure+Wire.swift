@@ -7,7 +7,7 @@ extension AppFailure.Kind {
         (.awaitingApproval, .awaitingApproval), (.denied, .denied), (.revoked, .revoked),
         (.unknownFunction, .unknownFunction), (.invalidAccess, .invalidAccess), (.invalidRequest, .badRequest),
         (.serverUnavailable, .serverUnavailable), (.inputMismatch, .inputMismatch), (.functionFailed, .functionFailed),
-        (.auditFailed, .auditFailed), (.escrowFailed, .escrowFailed),
+        (.auditFailed, .auditFailed), (.escrowFailed, .escrowFailed), (.invalidModule, .invalidModule),
     ]
 
     /// The code the daemon sends for this kind.

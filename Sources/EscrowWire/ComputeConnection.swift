@@ -1,5 +1,6 @@
 import EscrowCore
 import EscrowSockets
+import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -17,6 +18,19 @@ public struct RemoteComputeResult: Sendable {
     public let latency: Duration
     /// Time the server spent in the function.
     public let computeTime: Duration
+    /// For a call of a compute module: the SHA-256 of the module the server says it ran.
+    public let moduleSHA256: String
+}
+
+/// A compute module a call runs: its digest, and its bytes when the server needs them.
+public struct ModuleCall: Sendable {
+    public let sha256: String
+    public let bytes: [UInt8]?
+
+    public init(sha256: String, bytes: [UInt8]? = nil) {
+        self.sha256 = sha256
+        self.bytes = bytes
+    }
 }
 
 /// One TLS connection from an escrow host to a compute server. Several calls may be in flight at
@@ -149,8 +163,10 @@ public final class ComputeConnection: Sendable {
     ///   - blockedDomains: domains the server's network client must refuse the function.
     ///   - egress: handed the requests the function made, as the server reports them, whether
     ///     the call succeeded or failed (not called when the server reported none).
+    ///   - module: for a compute module, its digest (and bytes, when the server answered
+    ///     MODULE_NEEDED); `function` is then the module's descriptor.
     public func compute(_ function: FunctionDescriptor, input: Frame, parameters: ComputeParameters,
-                        blockedDomains: [String] = [], deadline: Duration,
+                        blockedDomains: [String] = [], module: ModuleCall? = nil, deadline: Duration,
                         egress: @Sendable ([EgressObservation]) -> Void = { _ in }) async throws -> RemoteComputeResult {
         var envelope = Escrow_V1_Envelope()
         envelope.computeRequest = .with {
@@ -159,6 +175,10 @@ public final class ComputeConnection: Sendable {
             $0.codeDigest = function.codeDigest
             $0.parameters = parameters.values
             $0.blockedDomains = blockedDomains
+            if let module {
+                $0.moduleSha256 = module.sha256
+                if let bytes = module.bytes { $0.module = Data(bytes) }
+            }
             $0.deadlineMs = UInt64(max(1, deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000))
         }
         let clock = ContinuousClock()
@@ -179,7 +199,8 @@ public final class ComputeConnection: Sendable {
         }
         if !response.egress.isEmpty { egress(Escrow_V1_EgressRequest.observations(response.egress)) }
         return RemoteComputeResult(output: output, bytesSent: reply.bytesSent, bytesReceived: reply.envelope.byteCount,
-                                   latency: clock.now - started, computeTime: .microseconds(Int64(response.computeMicros)))
+                                   latency: clock.now - started, computeTime: .microseconds(Int64(response.computeMicros)),
+                                   moduleSHA256: response.moduleSha256)
     }
 
     /// Sends a ping and waits for the pong.

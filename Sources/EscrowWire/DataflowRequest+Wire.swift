@@ -1,4 +1,5 @@
 import EscrowCore
+import Foundation
 
 extension Escrow_V1_RunRequest {
     /// The request an app sends the daemon to run `request`, waiting up to `wait` for the
@@ -12,6 +13,11 @@ extension Escrow_V1_RunRequest {
         if case .server(let id) = request.destination { serverID = id }
         parameters = request.parameters.values
         locationAccuracy = request.locationAccuracy?.description ?? ""
+        switch request.module {
+        case .bytes(let bytes)?: module = Data(bytes)
+        case .sha256(let digest)?: moduleSha256 = digest
+        case nil: break
+        }
         let (seconds, attoseconds) = wait.components
         waitForDecisionMs = switch seconds {
         case ..<0: 0
@@ -27,7 +33,8 @@ extension Escrow_V1_RunRequest {
         DataflowRequest(app: app, purpose: purpose, access: accessSql, compute: functionID,
                         destination: serverID.isEmpty ? .device : .server(serverID),
                         parameters: ComputeParameters(parameters),
-                        locationAccuracy: locationAccuracy.isEmpty ? nil : try LocationAccuracy(parsing: locationAccuracy))
+                        locationAccuracy: locationAccuracy.isEmpty ? nil : try LocationAccuracy(parsing: locationAccuracy),
+                        module: !module.isEmpty ? .bytes([UInt8](module)) : moduleSha256.isEmpty ? nil : .sha256(moduleSha256))
     }
 
     /// How long the app waits for the individual's decision.

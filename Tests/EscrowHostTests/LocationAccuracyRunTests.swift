@@ -464,16 +464,3 @@ fileprivate extension TemporaryHome {
         ])
     }
 }
-
-fileprivate extension EscrowHost {
-    /// Runs `request`; when its flow is new, approves it (always) at `accuracy`, as the individual
-    /// choosing an accuracy would, and runs it again.
-    func runApproving(_ request: DataflowRequest, accuracy: LocationAccuracy) async throws -> RunResult {
-        do {
-            return try await run(request)
-        } catch let DecisionError.awaitingApproval(flow) {
-            try flows.approve(flow, .always, accuracy: accuracy)
-            return try await run(request)
-        }
-    }
-}

@@ -1,5 +1,6 @@
 import EscrowCore
 import EscrowModules
+import EscrowNetwork
 import EscrowTestSupport
 import EscrowWire
 import Testing
@@ -161,14 +162,30 @@ import WAT
         #expect(counter.rowCount == 1)
     }
 
-    @Test func aRunPastItsWallTimeIsAnsweredAtTheLimit() async throws {
-        // Plenty of fuel, a short wall time: the loop is still running when the answer comes.
+    @Test func aRunPastItsWallTimeIsAnsweredAtTheLimitAndItsThreadLetGo() async throws {
+        // A service that accepts and never answers: the module waits in http_send past its limit.
+        let silent = try SilentListener()
+        defer { silent.close() }
         let module = try Self.module("""
-            (module (memory (export "memory") 1) (func (export "escrow_run") (result i32) (loop $l (br $l)) (i32.const 0)))
-            """)
-        let limits = ModuleLimits(fuel: 400_000_000, memoryBytes: 65536, wallTime: .milliseconds(30))
-        await #expect(throws: ModuleRunError.wallTime(limit: .milliseconds(30))) {
-            try await sandbox.run(module, input: try .empty, context: ComputeContext(), limits: limits)
+            (module
+              (import "escrow" "parameter_size" (func $size (param i32 i32) (result i32)))
+              (import "escrow" "parameter_read" (func $read (param i32 i32 i32)))
+              (import "escrow" "http_send" (func $send (param i32 i32 i32 i32 i32 i32 i32 i32) (result i32)))
+              (memory (export "memory") 1)
+              (data (i32.const 0) "GETservice")
+              (func (export "escrow_run") (result i32) (local $length i32)
+                (local.set $length (call $size (i32.const 3) (i32.const 7)))
+                (call $read (i32.const 3) (i32.const 7) (i32.const 100))
+                (drop (call $send (i32.const 0) (i32.const 3) (i32.const 100) (local.get $length)
+                                  (i32.const 0) (i32.const 0) (i32.const 0) (i32.const 0)))
+                (i32.const 0)))
+            """, manifest: ExampleModules.manifest(parameters: #"[{"name": "service", "kind": "service-url", "maxLength": 100, "summary": "where"}]"#))
+        let limits = ModuleLimits(fuel: 10_000_000, memoryBytes: 65536, wallTime: .milliseconds(300))
+        let context = ComputeContext(parameters: ComputeParameters(["service": silent.url]), network: HTTPNetworkClient())
+        for _ in 0..<3 {
+            await #expect(throws: ModuleRunError.wallTime(limit: .milliseconds(300))) {
+                try await sandbox.run(module, input: try .empty, context: context, limits: limits)
+            }
         }
     }
 

@@ -16,4 +16,15 @@ extension EscrowHost {
             return try await run(request)
         }
     }
+
+    /// Runs `request`; when its flow is new, approves it (always, at `accuracy` when given, as the
+    /// individual choosing an accuracy would) and runs it again.
+    public func runApproving(_ request: DataflowRequest, accuracy: LocationAccuracy? = nil) async throws -> RunResult {
+        do {
+            return try await run(request)
+        } catch let DecisionError.awaitingApproval(flow) {
+            try flows.approve(flow, .always, accuracy: accuracy)
+            return try await run(request)
+        }
+    }
 }

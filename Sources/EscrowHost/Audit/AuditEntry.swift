@@ -44,6 +44,8 @@ public struct AuditDraft: Sendable, Hashable {
     public var egress: [EgressRecord] = []
     /// What the run's access saw of the location, when its SQL read any (nil otherwise).
     public var location: AuditLocation?
+    /// The SHA-256 of the compute module the run ran, when it ran one (nil: a built-in function).
+    public var moduleSHA256: String?
 
     public init(flowID: String?, app: String, purpose: String, functionID: String, outcome: AuditOutcome,
                 reason: String? = nil, destination: String) {
@@ -145,6 +147,11 @@ public struct AuditEntry: Sendable, Hashable {
             encoder.append(location.radius)
             encoder.append(location.k.map(Int64.init))
             encoder.append(Int64(location.runs))
+        }
+        // Added in schema version 10: entries of built-in functions' runs hash as before.
+        if let module = facts.moduleSHA256 {
+            encoder.append("module")
+            encoder.append(module)
         }
         return encoder.sha256()
     }

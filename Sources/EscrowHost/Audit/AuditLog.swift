@@ -43,8 +43,9 @@ public struct AuditLog: Sendable {
                 try database.cached("""
                     INSERT INTO AuditEntry (seq, time, flowId, app, purpose, functionId, outcome, reason, reads, rowsRead,
                         bytesToCompute, destination, bytesSent, bytesReceived, serverLatencyMs, durationMs, outputSHA256,
-                        prevHash, hash, caller, serverComputeMs, locationAccuracy, locationRadius, locationK, locationRuns)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        prevHash, hash, caller, serverComputeMs, locationAccuracy, locationRadius, locationK, locationRuns,
+                        moduleSHA256)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """).run([
                         .integer(Int64(seq)), .text(time), .nullable(facts.flowID), .text(facts.app), .text(facts.purpose),
                         .text(facts.functionID), .text(facts.outcome.rawValue), .nullable(facts.reason),
@@ -54,7 +55,7 @@ public struct AuditLog: Sendable {
                         .nullable(facts.outputSHA256), .text(prevHash), .text(hash), .nullable(facts.caller),
                         .nullable(facts.serverComputeMs), .nullable(facts.location?.accuracy),
                         .nullable(facts.location?.radius), facts.location?.k.map { .integer(Int64($0)) },
-                        facts.location.map { .integer(Int64($0.runs)) },
+                        facts.location.map { .integer(Int64($0.runs)) }, .nullable(facts.moduleSHA256),
                     ])
                 if !facts.egress.isEmpty {
                     let insert = try database.cached("""
@@ -206,7 +207,7 @@ public struct AuditLog: Sendable {
     private static let columns = """
         seq, time, flowId, app, purpose, functionId, outcome, reason, reads, rowsRead, bytesToCompute, destination,
         bytesSent, bytesReceived, serverLatencyMs, durationMs, outputSHA256, prevHash, hash, caller, serverComputeMs,
-        locationAccuracy, locationRadius, locationK, locationRuns
+        locationAccuracy, locationRadius, locationK, locationRuns, moduleSHA256
         """
 
     /// - Throws: `StoreError.unreadableValue` when its stored `reads` cannot be read back.
@@ -230,6 +231,7 @@ public struct AuditLog: Sendable {
             facts.location = AuditLocation(accuracy: accuracy, radius: row.isNull(22) ? nil : row.double(22),
                                            k: row.isNull(23) ? nil : Int(row.int64(23)), runs: Int(row.int64(24)))
         }
+        facts.moduleSHA256 = row.string(25)
         return AuditEntry(seq: Int(row.int64(0)), time: row.string(1) ?? "", facts: facts,
                           prevHash: row.string(17) ?? "", hash: row.string(18) ?? "")
     }

@@ -16,8 +16,10 @@ public struct FlowIdentity: Sendable, Hashable {
     public let programPath: String?
     /// The location accuracy the app asked for, if it asked.
     public let locationAccuracy: LocationAccuracy?
+    /// The size of the compute module the flow runs, when it runs one (its digest is `function`'s).
+    public let moduleBytes: Int?
 
-    public init(request: DataflowRequest, function: FunctionDescriptor) {
+    public init(request: DataflowRequest, function: FunctionDescriptor, moduleBytes: Int? = nil) {
         app = request.app
         purpose = request.purpose
         normalizedSQL = SQLText.normalized(request.access)
@@ -26,6 +28,7 @@ public struct FlowIdentity: Sendable, Hashable {
         self.destination = request.destination
         programPath = request.program?.path
         locationAccuracy = request.locationAccuracy
+        self.moduleBytes = moduleBytes
     }
 
     /// SHA-256 (hex) of the canonical encoding: every part length-prefixed, in a fixed order.
@@ -54,6 +57,11 @@ public struct FlowIdentity: Sendable, Hashable {
         if let locationAccuracy {
             encoder.append("location-accuracy")
             encoder.append(locationAccuracy.description)
+        }
+        // Added with schema version 10, only for a compute module: a module is never the built-in
+        // function of the same id, version and digest.
+        if moduleBytes != nil {
+            encoder.append("module")
         }
         return encoder.sha256()
     }

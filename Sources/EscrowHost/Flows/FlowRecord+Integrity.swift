@@ -18,6 +18,6 @@ extension FlowRecord {
                                       destination: destination, parameters: ComputeParameters(parameters),
                                       locationAccuracy: requestedAccuracy)
         request.program = programPath.map { CallerProgram(path: $0, sha256: programDigest ?? "") }
-        return FlowIdentity(request: request, function: function).key
+        return FlowIdentity(request: request, function: function, moduleBytes: moduleBytes).key
     }
 }

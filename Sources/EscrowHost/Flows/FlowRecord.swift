@@ -69,6 +69,12 @@ public struct FlowRecord: Sendable, Hashable {
     public let requestedAccuracy: LocationAccuracy?
     /// The location accuracy the individual chose, if they chose one.
     public let chosenAccuracy: LocationAccuracy?
+    /// The size of the compute module the flow runs (whose SHA-256 is `function.codeDigest`);
+    /// nil for a function built into the escrow.
+    public let moduleBytes: Int?
+
+    /// Whether the flow runs a compute module the app brought.
+    public var isModule: Bool { moduleBytes != nil }
 
     /// The accuracy every run of this flow gets: the coarser of what the app asked for and what
     /// the individual chose (each exact when not given).

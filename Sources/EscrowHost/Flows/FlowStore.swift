@@ -182,7 +182,7 @@ public struct FlowStore: Sendable {
     private static let columns = """
         id, key, app, purpose, accessSQL, normalizedSQL, functionId, functionVersion, functionDigest, parameters,
         destination, reads, status, approval, approvedUntil, reason, createdAt, decidedAt, programPath, programDigest,
-        requestedAccuracy, locationAccuracy
+        requestedAccuracy, locationAccuracy, moduleBytes
         """
 
     /// - Throws: `StoreError.unreadableValue` when a stored JSON value cannot be read back.
@@ -205,7 +205,8 @@ public struct FlowStore: Sendable {
             reason: row.string(15), createdAt: row.string(16) ?? "", decidedAt: row.string(17),
             programPath: row.string(18), programDigest: row.string(19),
             requestedAccuracy: try accuracy(row.string(20), flow: id, column: "requestedAccuracy"),
-            chosenAccuracy: try accuracy(row.string(21), flow: id, column: "locationAccuracy")
+            chosenAccuracy: try accuracy(row.string(21), flow: id, column: "locationAccuracy"),
+            moduleBytes: row.isNull(22) ? nil : Int(row.int64(22))
         )
     }
 
@@ -247,8 +248,8 @@ public struct FlowStore: Sendable {
         let insert = try database.prepare("""
             INSERT OR IGNORE INTO Flow (id, key, app, purpose, accessSQL, normalizedSQL, functionId, functionVersion,
                 functionDigest, parameters, destination, reads, status, createdAt, programPath, programDigest,
-                requestedAccuracy)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)
+                requestedAccuracy, moduleBytes)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
             """)
         // The short id is the key's first 8 hex characters, longer in the unlikely case of a clash.
         for length in stride(from: 8, through: 64, by: 4) {
@@ -259,6 +260,7 @@ public struct FlowStore: Sendable {
                 .text(identity.function.codeDigest), .text(identity.parametersJSON), .text(identity.destination.description),
                 .text(JSONStrings.encode(lineage.sorted.map(\.description))), .text(now),
                 .nullable(program?.path), .nullable(program?.sha256), .nullable(identity.locationAccuracy?.description),
+                identity.moduleBytes.map { .integer(Int64($0)) },
             ])
             if database.changes == 1 {
                 try database.prepare("INSERT INTO Decision (flowId, time, decision) VALUES (?, ?, 'new: pending')")

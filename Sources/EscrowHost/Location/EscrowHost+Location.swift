@@ -18,7 +18,7 @@ extension EscrowHost {
     /// The location plan of a run of `flow` at `accuracy` (docs/LOCATION.md).
     ///
     /// - Throws: `StoreError` when the location secret or the settings cannot be read,
-    ///   `LocationSettingError` for a stored setting out of range, `PlaceTableError` when the
+    ///   `SettingError` for a stored setting out of range, `PlaceTableError` when the
     ///   bundled places cannot be decoded, `LocationMaskError` when the mask cannot be made.
     func locationPlan(for flow: Dataflow, accuracy: LocationAccuracy) throws -> LocationPlan {
         let reads = flow.lineage.sorted.map(\.description)

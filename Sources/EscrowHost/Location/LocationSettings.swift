@@ -28,7 +28,7 @@ public struct LocationSettings: Sendable, Hashable {
 
     /// The settings stored on `state` (defaults for those never set).
     ///
-    /// - Throws: `StoreError` when the database cannot be read, `LocationSettingError` when a
+    /// - Throws: `StoreError` when the database cannot be read, `SettingError` when a
     ///   stored value is not one the setting takes.
     public static func read(_ state: StateDatabase) throws -> LocationSettings {
         var settings = LocationSettings()
@@ -39,34 +39,23 @@ public struct LocationSettings: Sendable, Hashable {
 
     /// k in `value`.
     ///
-    /// - Throws: `LocationSettingError` unless it is a whole number from 1 to `maximumK`.
-    public static func k(_ value: String) throws(LocationSettingError) -> Int {
+    /// - Throws: `SettingError` unless it is a whole number from 1 to `maximumK`.
+    public static func k(_ value: String) throws(SettingError) -> Int {
         guard let k = Int(value), (1...maximumK).contains(k) else {
-            throw LocationSettingError(name: kName, value: value, takes: "a whole number of people from 1 (no dummy runs) to \(maximumK)")
+            throw SettingError(name: kName, value: value, takes: "a whole number of people from 1 (no dummy runs) to \(maximumK)")
         }
         return k
     }
 
     /// The minimum share in `value`, in percent.
     ///
-    /// - Throws: `LocationSettingError` unless it is a whole number in `minimumPercentRange`.
-    public static func minimumPercent(_ value: String) throws(LocationSettingError) -> Int {
+    /// - Throws: `SettingError` unless it is a whole number in `minimumPercentRange`.
+    public static func minimumPercent(_ value: String) throws(SettingError) -> Int {
         guard let percent = Int(value), minimumPercentRange.contains(percent) else {
-            throw LocationSettingError(name: minimumName, value: value,
+            throw SettingError(name: minimumName, value: value,
                                        takes: "a whole percentage of the approved radius from \(minimumPercentRange.lowerBound) to \(minimumPercentRange.upperBound)")
         }
         return percent
-    }
-}
-
-/// A location setting with a value it does not take.
-public struct LocationSettingError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let name: String
-    public let value: String
-    public let takes: String
-
-    public var description: String {
-        "\(name) must be \(takes), not '\(DisplayText.escaped(String(value.prefix(40))))'"
     }
 }
 

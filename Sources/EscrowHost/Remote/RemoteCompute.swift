@@ -1,5 +1,6 @@
 import EscrowCore
 import EscrowEgress
+import EscrowModules
 import EscrowWire
 import Logging
 import NIOPosix
@@ -57,16 +58,33 @@ final class RemoteCompute: Sendable {
     ///
     /// The server applies `egress`'s blocked domains and reports the function's requests back
     /// into its recorder, also when the call fails.
-    func compute(on serverID: String, function: FunctionDescriptor, input: Frame,
+    ///
+    /// A compute module needs no catalog entry: the call names its digest, and carries its bytes
+    /// when the server answers that it does not have them (MODULE_NEEDED); an output the server
+    /// says came from another module is withheld.
+    func compute(on serverID: String, function: FunctionDescriptor, module: ComputeModule? = nil, input: Frame,
                  parameters: ComputeParameters, egress: Egress?) async throws -> ComputeOutcome {
         let pooled = try await connection(to: serverID)
-        try pooled.catalog.check(function)
+        if module == nil { try pooled.catalog.check(function) }
         let blockedDomains = try egress?.blockedDomains() ?? []
         do {
             let recorder = egress?.recorder
-            let result = try await pooled.connection.compute(
-                function, input: input, parameters: parameters, blockedDomains: blockedDomains,
-                deadline: deadline) { reported in recorder?.add(reported: reported) }
+            var call = module.map { ModuleCall(sha256: $0.sha256) }
+            var result: RemoteComputeResult
+            while true {
+                do {
+                    result = try await pooled.connection.compute(
+                        function, input: input, parameters: parameters, blockedDomains: blockedDomains, module: call,
+                        deadline: deadline) { reported in recorder?.add(reported: reported) }
+                    break
+                } catch RPCError.remote(code: .moduleNeeded, _) where call?.bytes == nil {
+                    call = module.map { ModuleCall(sha256: $0.sha256, bytes: $0.bytes) }
+                }
+            }
+            if let module, result.moduleSHA256 != module.sha256 {
+                throw RemoteComputeError.moduleMismatch(server: serverID, module: module.manifest.id, approved: module.sha256,
+                                                        ran: result.moduleSHA256)
+            }
             return ComputeOutcome(output: result.output, bytesSent: result.bytesSent, bytesReceived: result.bytesReceived,
                                   serverLatencyMs: result.latency.milliseconds,
                                   serverComputeMs: result.computeTime.milliseconds)
@@ -161,6 +179,8 @@ public enum RemoteComputeError: Error, Sendable, Equatable, CustomStringConverti
     case functionNotOffered(server: String, function: String)
     /// The server's catalog entry for the function cannot be read (`problem` says why).
     case unreadableCatalogEntry(server: String, function: String, problem: FunctionInfoDecodingError)
+    /// The server says it ran another module than the one approved (or none): its output is withheld.
+    case moduleMismatch(server: String, module: String, approved: String, ran: String)
 
     public var description: String {
         switch self {
@@ -170,6 +190,10 @@ public enum RemoteComputeError: Error, Sendable, Equatable, CustomStringConverti
             "compute server \(server) does not offer \(function); no data was sent"
         case .unreadableCatalogEntry(let server, let function, let problem):
             "compute server \(server)'s catalog entry for \(function) cannot be read (\(problem)); no data was sent: the server's operator has to fix its catalog"
+        case .moduleMismatch(let server, let module, let approved, let ran):
+            "compute server \(server) answered a call of module \(module) (\(approved.prefix(16))…) as if it ran "
+                + (ran.isEmpty ? "no module" : "module \(DisplayText.escaped(String(ran.prefix(16))))…")
+                + "; its output was withheld: the server is not running what you approved"
         }
     }
 }

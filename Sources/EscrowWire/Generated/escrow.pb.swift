@@ -390,6 +390,17 @@ public nonisolated struct Escrow_V1_ComputeRequest: Sendable {
   /// ASCII, no trailing dot); a server refuses an entry that is not one with BAD_REQUEST.
   public var blockedDomains: [String] = []
 
+  /// For a compute module (docs/MODULES.md): the lower-case hex SHA-256 of its bytes, the module
+  /// the individual approved. `function_id` and `function_version` are then the id and version its
+  /// manifest declares, and `code_digest` equals this digest. Empty for a built-in function.
+  public var moduleSha256: String = String()
+
+  /// The module's bytes: sent when the server answered MODULE_NEEDED for this digest (the first
+  /// call a server sees with it). The server checks that they hash to `module_sha256`
+  /// (DIGEST_MISMATCH otherwise) and that it accepts the module (INVALID_MODULE, MODULE_REFUSED),
+  /// and keeps it, compiled, for later calls (a bounded cache: it may ask again).
+  public var module: Data = Data()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -420,6 +431,10 @@ public nonisolated struct Escrow_V1_ComputeResponse: Sendable {
   /// Every outbound request the function made through the server's network client during this
   /// call, in the order they were sent (blocked ones included). Domain-level facts only.
   public var egress: [Escrow_V1_EgressRequest] = []
+
+  /// For a call of a compute module: the SHA-256 of the module the server ran. The host withholds
+  /// an output whose digest differs from the one it asked for.
+  public var moduleSha256: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -560,6 +575,17 @@ public nonisolated struct Escrow_V1_Error: Sendable {
     /// Host → app: the escrow could not read or write its own records (its state database) while
     /// it handled the run; nothing ran, or the output was withheld.
     case escrowFailed // = 19
+
+    /// The compute module was refused: not valid WebAssembly, an import the escrow does not offer,
+    /// a missing export or manifest, too large (`message` says which). Host → app, or server → host.
+    case invalidModule // = 20
+
+    /// Server → host: the server does not have the module `ComputeRequest.module_sha256` names;
+    /// send the call again with its bytes in `ComputeRequest.module`.
+    case moduleNeeded // = 21
+
+    /// Server → host: the server's operator does not accept this module (a digest allowlist).
+    case moduleRefused // = 22
     case UNRECOGNIZED(Int)
 
     public init() {
@@ -588,6 +614,9 @@ public nonisolated struct Escrow_V1_Error: Sendable {
       case 17: self = .witnessRefused
       case 18: self = .notAWitness
       case 19: self = .escrowFailed
+      case 20: self = .invalidModule
+      case 21: self = .moduleNeeded
+      case 22: self = .moduleRefused
       default: self = .UNRECOGNIZED(rawValue)
       }
     }
@@ -614,6 +643,9 @@ public nonisolated struct Escrow_V1_Error: Sendable {
       case .witnessRefused: return 17
       case .notAWitness: return 18
       case .escrowFailed: return 19
+      case .invalidModule: return 20
+      case .moduleNeeded: return 21
+      case .moduleRefused: return 22
       case .UNRECOGNIZED(let i): return i
       }
     }
@@ -640,6 +672,9 @@ public nonisolated struct Escrow_V1_Error: Sendable {
       .witnessRefused,
       .notAWitness,
       .escrowFailed,
+      .invalidModule,
+      .moduleNeeded,
+      .moduleRefused,
     ]
 
   }
@@ -681,6 +716,14 @@ public nonisolated struct Escrow_V1_RunRequest: Sendable {
   /// The location accuracy the app asks for: "exact", "city", "region", "country", "<N>m" or
   /// "<N>km"; empty when it does not ask. Part of the dataflow's identity (docs/LOCATION.md).
   public var locationAccuracy: String = String()
+
+  /// A compute module the app brings instead of a registered function (docs/MODULES.md): its
+  /// bytes. The escrow checks and keeps it; its SHA-256 is part of the dataflow's identity.
+  /// `function_id` is then empty or the id its manifest declares.
+  public var module: Data = Data()
+
+  /// Instead of `module`: the SHA-256 (lower-case hex) of a module the escrow keeps already.
+  public var moduleSha256: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1367,7 +1410,7 @@ nonisolated extension Escrow_V1_FunctionInfo: SwiftProtobuf.Message, SwiftProtob
 
 nonisolated extension Escrow_V1_ComputeRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ComputeRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}function_id\0\u{3}function_version\0\u{3}code_digest\0\u{1}input\0\u{1}parameters\0\u{3}deadline_ms\0\u{3}blocked_domains\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}function_id\0\u{3}function_version\0\u{3}code_digest\0\u{1}input\0\u{1}parameters\0\u{3}deadline_ms\0\u{3}blocked_domains\0\u{3}module_sha256\0\u{1}module\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1382,6 +1425,8 @@ nonisolated extension Escrow_V1_ComputeRequest: SwiftProtobuf.Message, SwiftProt
       case 5: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: &self.parameters) }()
       case 6: try { try decoder.decodeSingularUInt64Field(value: &self.deadlineMs) }()
       case 7: try { try decoder.decodeRepeatedStringField(value: &self.blockedDomains) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.moduleSha256) }()
+      case 9: try { try decoder.decodeSingularBytesField(value: &self.module) }()
       default: break
       }
     }
@@ -1413,6 +1458,12 @@ nonisolated extension Escrow_V1_ComputeRequest: SwiftProtobuf.Message, SwiftProt
     if !self.blockedDomains.isEmpty {
       try visitor.visitRepeatedStringField(value: self.blockedDomains, fieldNumber: 7)
     }
+    if !self.moduleSha256.isEmpty {
+      try visitor.visitSingularStringField(value: self.moduleSha256, fieldNumber: 8)
+    }
+    if !self.module.isEmpty {
+      try visitor.visitSingularBytesField(value: self.module, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1424,6 +1475,8 @@ nonisolated extension Escrow_V1_ComputeRequest: SwiftProtobuf.Message, SwiftProt
     if lhs.parameters != rhs.parameters {return false}
     if lhs.deadlineMs != rhs.deadlineMs {return false}
     if lhs.blockedDomains != rhs.blockedDomains {return false}
+    if lhs.moduleSha256 != rhs.moduleSha256 {return false}
+    if lhs.module != rhs.module {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1431,7 +1484,7 @@ nonisolated extension Escrow_V1_ComputeRequest: SwiftProtobuf.Message, SwiftProt
 
 nonisolated extension Escrow_V1_ComputeResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ComputeResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}output\0\u{3}compute_micros\0\u{1}egress\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}output\0\u{3}compute_micros\0\u{1}egress\0\u{3}module_sha256\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1442,6 +1495,7 @@ nonisolated extension Escrow_V1_ComputeResponse: SwiftProtobuf.Message, SwiftPro
       case 1: try { try decoder.decodeSingularMessageField(value: &self._output) }()
       case 2: try { try decoder.decodeSingularUInt64Field(value: &self.computeMicros) }()
       case 3: try { try decoder.decodeRepeatedMessageField(value: &self.egress) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.moduleSha256) }()
       default: break
       }
     }
@@ -1461,6 +1515,9 @@ nonisolated extension Escrow_V1_ComputeResponse: SwiftProtobuf.Message, SwiftPro
     if !self.egress.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.egress, fieldNumber: 3)
     }
+    if !self.moduleSha256.isEmpty {
+      try visitor.visitSingularStringField(value: self.moduleSha256, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1468,6 +1525,7 @@ nonisolated extension Escrow_V1_ComputeResponse: SwiftProtobuf.Message, SwiftPro
     if lhs._output != rhs._output {return false}
     if lhs.computeMicros != rhs.computeMicros {return false}
     if lhs.egress != rhs.egress {return false}
+    if lhs.moduleSha256 != rhs.moduleSha256 {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -1589,12 +1647,12 @@ nonisolated extension Escrow_V1_Error: SwiftProtobuf.Message, SwiftProtobuf._Mes
 }
 
 nonisolated extension Escrow_V1_Error.Code: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0UNSPECIFIED\0\u{1}UNKNOWN_FUNCTION\0\u{1}INPUT_MISMATCH\0\u{1}FUNCTION_FAILED\0\u{1}OVERLOADED\0\u{1}MESSAGE_TOO_LARGE\0\u{1}DIGEST_MISMATCH\0\u{1}BAD_REQUEST\0\u{1}DEADLINE_EXCEEDED\0\u{1}CANCELLED\0\u{1}SHUTTING_DOWN\0\u{1}AWAITING_APPROVAL\0\u{1}DENIED\0\u{1}REVOKED\0\u{1}INVALID_ACCESS\0\u{1}SERVER_UNAVAILABLE\0\u{1}AUDIT_FAILED\0\u{1}WITNESS_REFUSED\0\u{1}NOT_A_WITNESS\0\u{1}ESCROW_FAILED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0UNSPECIFIED\0\u{1}UNKNOWN_FUNCTION\0\u{1}INPUT_MISMATCH\0\u{1}FUNCTION_FAILED\0\u{1}OVERLOADED\0\u{1}MESSAGE_TOO_LARGE\0\u{1}DIGEST_MISMATCH\0\u{1}BAD_REQUEST\0\u{1}DEADLINE_EXCEEDED\0\u{1}CANCELLED\0\u{1}SHUTTING_DOWN\0\u{1}AWAITING_APPROVAL\0\u{1}DENIED\0\u{1}REVOKED\0\u{1}INVALID_ACCESS\0\u{1}SERVER_UNAVAILABLE\0\u{1}AUDIT_FAILED\0\u{1}WITNESS_REFUSED\0\u{1}NOT_A_WITNESS\0\u{1}ESCROW_FAILED\0\u{1}INVALID_MODULE\0\u{1}MODULE_NEEDED\0\u{1}MODULE_REFUSED\0")
 }
 
 nonisolated extension Escrow_V1_RunRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".RunRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{1}purpose\0\u{3}access_sql\0\u{3}function_id\0\u{3}server_id\0\u{1}parameters\0\u{3}wait_for_decision_ms\0\u{3}location_accuracy\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}app\0\u{1}purpose\0\u{3}access_sql\0\u{3}function_id\0\u{3}server_id\0\u{1}parameters\0\u{3}wait_for_decision_ms\0\u{3}location_accuracy\0\u{1}module\0\u{3}module_sha256\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1610,6 +1668,8 @@ nonisolated extension Escrow_V1_RunRequest: SwiftProtobuf.Message, SwiftProtobuf
       case 6: try { try decoder.decodeMapField(fieldType: SwiftProtobuf._ProtobufMap<SwiftProtobuf.ProtobufString,SwiftProtobuf.ProtobufString>.self, value: &self.parameters) }()
       case 7: try { try decoder.decodeSingularUInt64Field(value: &self.waitForDecisionMs) }()
       case 8: try { try decoder.decodeSingularStringField(value: &self.locationAccuracy) }()
+      case 9: try { try decoder.decodeSingularBytesField(value: &self.module) }()
+      case 10: try { try decoder.decodeSingularStringField(value: &self.moduleSha256) }()
       default: break
       }
     }
@@ -1640,6 +1700,12 @@ nonisolated extension Escrow_V1_RunRequest: SwiftProtobuf.Message, SwiftProtobuf
     if !self.locationAccuracy.isEmpty {
       try visitor.visitSingularStringField(value: self.locationAccuracy, fieldNumber: 8)
     }
+    if !self.module.isEmpty {
+      try visitor.visitSingularBytesField(value: self.module, fieldNumber: 9)
+    }
+    if !self.moduleSha256.isEmpty {
+      try visitor.visitSingularStringField(value: self.moduleSha256, fieldNumber: 10)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1652,6 +1718,8 @@ nonisolated extension Escrow_V1_RunRequest: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.parameters != rhs.parameters {return false}
     if lhs.waitForDecisionMs != rhs.waitForDecisionMs {return false}
     if lhs.locationAccuracy != rhs.locationAccuracy {return false}
+    if lhs.module != rhs.module {return false}
+    if lhs.moduleSha256 != rhs.moduleSha256 {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
