@@ -225,6 +225,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(
+            name: "EscrowAreaApp",
+            // An app that brings its own compute (a module), on the SDK alone.
+            dependencies: ["Escrow", "EscrowCore"],
+            path: "Examples/Area",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
             name: "EscrowContactDiscoveryApp",
             dependencies: ["Escrow", "EscrowCore", "EscrowFunctions"],
             path: "Examples/ContactDiscovery",
@@ -244,7 +251,7 @@ let package = Package(
         ),
         .target(
             name: "EscrowTestSupport",
-            dependencies: ["EscrowCore", "EscrowStore", "EscrowHost", "EscrowWire", "CTurboJPEG"],
+            dependencies: ["EscrowCore", "EscrowStore", "EscrowHost", "EscrowWire", "EscrowModules", "CTurboJPEG"],
             path: "Tests/EscrowTestSupport",
             swiftSettings: strictSettings
         ),
@@ -269,6 +276,8 @@ let package = Package(
             name: "EscrowComputeRuntimeTests",
             dependencies: [
                 "EscrowComputeRuntime", "EscrowWire", "EscrowSockets", "EscrowCore", "EscrowFunctions", "EscrowTestSupport",
+                "EscrowModules",
+                .product(name: "WAT", package: "WasmKit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -282,7 +291,7 @@ let package = Package(
             name: "EscrowTests",
             dependencies: [
                 "Escrow", "EscrowEmbedded", "EscrowCore", "EscrowHost", "EscrowDaemon", "EscrowStore", "EscrowFunctions",
-                "EscrowWire", "EscrowTestSupport",
+                "EscrowWire", "EscrowTestSupport", "EscrowModules",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -291,7 +300,7 @@ let package = Package(
         .testTarget(
             name: "EscrowModulesTests",
             dependencies: [
-                "EscrowModules", "EscrowCore", "EscrowWire", "EscrowNetwork", "EscrowTestSupport",
+                "EscrowModules", "EscrowCore", "EscrowWire", "EscrowNetwork", "EscrowFunctions", "EscrowTestSupport",
                 .product(name: "WAT", package: "WasmKit"),
             ],
             swiftSettings: strictSettings
@@ -335,7 +344,11 @@ let package = Package(
         ),
         .testTarget(
             name: "EscrowCLITests",
-            dependencies: ["EscrowTestSupport", "EscrowCore"],
+            dependencies: [
+                "EscrowTestSupport", "EscrowCore",
+                .product(name: "WAT", package: "WasmKit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSettings
         ),
     ]

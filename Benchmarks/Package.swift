@@ -46,6 +46,7 @@ let package = Package(
                 .product(name: "EscrowWire", package: "Escrow"),
                 .product(name: "EscrowComputeRuntime", package: "Escrow"),
                 .product(name: "EscrowLocation", package: "Escrow"),
+                .product(name: "EscrowModules", package: "Escrow"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),

@@ -17,6 +17,7 @@ show() { printf '$'; printf ' %q' "$@"; printf '\n'; "$@"; }
 step "Installing what is missing and building escrow, the compute server and the example apps"
 ./scripts/install-deps.sh
 swift build 2>&1 | tail -n 1
+./scripts/build-modules.sh
 bin="$root/.build/debug"
 escrow="$bin/escrow"
 
@@ -184,6 +185,30 @@ echo "The same labelling on the compute server (the pictures travel over mutual 
 out=$("$bin/EscrowPhotoLabelsApp" --limit 6 --server compute-1 || true); echo "$out"
 show "$escrow" approve "$(echo "$out" | pending_flow)" --once
 show "$bin/EscrowPhotoLabelsApp" --limit 6 --server compute-1
+
+step "15b. An app brings its own compute: a WebAssembly module, reviewed by what it can do"
+area_module="$root/.build/modules/location-bounds.wasm"
+out=$("$bin/EscrowAreaApp" --module "$area_module" || true); echo "$out"
+area_flow="$(echo "$out" | pending_flow)"
+echo "What the module can do is read from what it imports, not from what it says: it imports no network function."
+show "$escrow" flows show "$area_flow"
+show "$escrow" modules show example.location-bounds
+show "$escrow" approve "$area_flow"
+show "$bin/EscrowAreaApp" --module "$area_module"
+echo "The same module on the compute server: the escrow sends its bytes the first time, then only its digest:"
+out=$("$bin/EscrowAreaApp" --module "$area_module" --server compute-1 || true); echo "$out"
+show "$escrow" approve "$(echo "$out" | pending_flow)"
+show "$bin/EscrowAreaApp" --module "$area_module" --server compute-1
+echo "A module that does import the network says so before anyone approves it:"
+show "$escrow" modules add "$root/.build/modules/weather-swift.wasm"
+echo "A module that asks for more than the escrow offers (here, WASI's clock) is refused when added:"
+cat > "$home/clock.c" <<'C'
+__attribute__((import_module("wasi_snapshot_preview1"), import_name("clock_time_get"))) int clock_time_get(int, long long, int);
+__attribute__((export_name("escrow_run"))) int escrow_run(void) { return clock_time_get(0, 0, 0); }
+C
+"$(dirname "$(command -v swiftc)")/clang" --target=wasm32 -O2 -nostdlib -Wl,--no-entry -o "$home/clock.wasm" "$home/clock.c"
+show "$escrow" modules add "$home/clock.wasm" || true
+show "$escrow" modules list
 
 step "16. Every attempt, allowed or refused, is in the audit log, and the log is tamper-evident"
 show "$escrow" flows

@@ -9,6 +9,7 @@ public enum EscrowFunctions {
         RegisteredFunction(ArticlesNearby.self),
         RegisteredFunction(ContactsTuples.self),
         RegisteredFunction(ContactsDiscovery.self),
+        RegisteredFunction(LocationBounds.self),
         RegisteredFunction(LocationRegion.self),
         RegisteredFunction(PhotosLabels.self),
         RegisteredFunction(PhotosSummary.self),

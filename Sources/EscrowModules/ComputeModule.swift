@@ -17,7 +17,12 @@ public struct ComputeModule: Sendable {
     public let capabilities: [ModuleCapability]
     /// The escrow functions it imports, sorted.
     public let imports: [String]
+    /// What runs: the module with its mutable globals exported for the escrow (`ModuleImage`).
     let parsed: WasmKit.Module
+    /// Whether an instance, restored, may serve another run (`ModuleImage.reusable`).
+    let reusable: Bool
+    /// The export names of its mutable globals, which a restore resets.
+    let globalExports: [String]
 
     /// Checks a module: valid WebAssembly, only the escrow's imports with their signatures, the
     /// exports the escrow calls, and a manifest.
@@ -59,12 +64,22 @@ public struct ComputeModule: Sendable {
         // Every function body is validated and translated once here, so a module that is not
         // valid WebAssembly is refused when it is added, not when it first runs.
         try Self.validate(parsed, entry: entry)
+        let image: ModuleImage
+        let runnable: WasmKit.Module
+        do {
+            image = try ModuleImage(bytes)
+            runnable = image.reusable ? try parseWasm(bytes: image.bytes) : parsed
+        } catch {
+            throw .notWebAssembly(Self.words(error))
+        }
         self.sha256 = Self.sha256(of: bytes)
         self.bytes = bytes
         self.manifest = manifest
         self.imports = imports.sorted()
         self.capabilities = Set(imports.compactMap { ModuleABI.imports[$0]?.capability }).sorted()
-        self.parsed = parsed
+        self.parsed = runnable
+        self.reusable = image.reusable
+        self.globalExports = image.globalExports
     }
 
     /// How the individual sees the module's identity in a flow: its id, version, digest, summary.

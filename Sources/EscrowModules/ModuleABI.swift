@@ -66,3 +66,27 @@ public enum ModuleCapability: String, Sendable, Hashable, CaseIterable, Comparab
         allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0
     }
 }
+
+/// Edits of a WebAssembly binary's bytes that keep its code.
+public enum ModuleBinary {
+    /// `module` with a custom section appended (a custom section may come anywhere in a binary):
+    /// how a manifest is added (`llvm-objcopy --add-section` does the same), and how a module
+    /// with the same code but another digest is made.
+    public static func appendingCustomSection(_ name: String, _ payload: [UInt8], to module: [UInt8]) -> [UInt8] {
+        let content = leb128(UInt64(name.utf8.count)) + Array(name.utf8) + payload
+        return module + [0] + leb128(UInt64(content.count)) + content
+    }
+
+    /// Unsigned LEB128, WebAssembly's integers.
+    static func leb128(_ value: UInt64) -> [UInt8] {
+        var value = value
+        var bytes: [UInt8] = []
+        repeat {
+            var byte = UInt8(value & 0x7F)
+            value >>= 7
+            if value != 0 { byte |= 0x80 }
+            bytes.append(byte)
+        } while value != 0
+        return bytes
+    }
+}

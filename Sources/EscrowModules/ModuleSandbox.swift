@@ -21,6 +21,7 @@ public final class ModuleSandbox: Sendable {
 
     private let engine: Engine
     private let threads = ModuleThreads(maximum: 64)
+    private let instances = InstancePool()
 
     public init() {
         engine = Engine(configuration: EngineConfiguration(fuelMetering: true))
@@ -41,10 +42,12 @@ public final class ModuleSandbox: Sendable {
         let run = ModuleRun(module: module, input: input.encoded, context: context, limits: limits, log: log)
         let engine = self.engine
         let threads = self.threads
+        let instances = self.instances
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Frame, any Error>) in
             let answer = AnswerOnce(continuation)
             threads.submit {
-                answer.give(Result { try run.execute(engine: engine) })
+                let restored = instances.take(module.sha256)
+                answer.give(Result { try run.execute(engine: engine, restored: restored, pool: instances) })
             }
             let limit = limits.wallTime
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Self.nanoseconds(limit))) {
@@ -79,19 +82,99 @@ private final class AnswerOnce: Sendable {
     }
 }
 
+/// What an instance's escrow functions act on: the one run it serves, bound when the run takes it.
+final class RunBinding: @unchecked Sendable {
+    /// Set once, on the run's thread, before `escrow_run` is called.
+    var run: ModuleRun?
+}
+
+/// An instance of a module in the state instantiation left it in: made now, or restored after a
+/// run (its memory's bytes and its mutable globals put back, `snapshot`). Restoring keeps the
+/// functions WasmKit compiled for it, which a new instance would compile again.
+struct ReadyInstance: @unchecked Sendable {
+    let store: Store
+    let instance: Instance
+    let binding: RunBinding
+    let memory: Memory
+    /// The memory's bytes and the mutable globals' values right after instantiation.
+    let snapshot: [UInt8]
+    let globals: [(Global, Value)]
+
+    /// Instantiates `module` with its escrow functions bound to the run `binding` will hold.
+    static func make(_ module: ComputeModule, engine: Engine, fuel: UInt64, limiter: MemoryLimiter) throws -> ReadyInstance {
+        let store = Store(engine: engine)
+        // A start function, should the module have one, runs now, on the run's budget.
+        store.fuel = Fuel(remaining: fuel)
+        store.resourceLimiter = limiter
+        let binding = RunBinding()
+        let instance = try module.parsed.instantiate(store: store, imports: ModuleRun.imports(store, binding: binding))
+        guard let memory = instance.exports[memory: ModuleABI.memory] else {
+            throw ModuleRunError.badCall(function: ModuleABI.entryPoint, reason: "the module exports no memory")
+        }
+        var snapshot: [UInt8] = []
+        var globals: [(Global, Value)] = []
+        if module.reusable {
+            snapshot = memory.byteCount == 0 ? [] : memory.withUnsafeBufferPointer(offset: 0, count: memory.byteCount) { Array($0) }
+            globals = module.globalExports.compactMap { name in instance.exports[global: name].map { ($0, $0.value) } }
+        }
+        return ReadyInstance(store: store, instance: instance, binding: binding, memory: memory, snapshot: snapshot, globals: globals)
+    }
+
+    /// Puts the instance back in its state after instantiation; false when it cannot be (its
+    /// memory grew: a memory does not shrink).
+    func restore() -> Bool {
+        guard memory.byteCount == snapshot.count else { return false }
+        if !snapshot.isEmpty {
+            memory.withUnsafeMutableBufferPointer(offset: 0, count: snapshot.count) { $0.copyBytes(from: snapshot) }
+        }
+        for (global, value) in globals {
+            do { try global.assign(value) } catch { return false }
+        }
+        binding.run = nil
+        return true
+    }
+}
+
+/// Restored instances, a few for each of the modules run most recently, each serving one run at
+/// a time.
+final class InstancePool: Sendable {
+    static let perModule = 4
+    static let modules = 16
+    private let state = Mutex<(instances: [String: [ReadyInstance]], order: [String])>(([:], []))
+
+    func take(_ sha256: String) -> ReadyInstance? {
+        state.withLock { state in
+            state.order.removeAll { $0 == sha256 }
+            state.order.append(sha256)
+            return state.instances[sha256]?.popLast()
+        }
+    }
+
+    func put(_ instance: ReadyInstance, for sha256: String) {
+        state.withLock { state in
+            guard (state.instances[sha256]?.count ?? 0) < Self.perModule else { return }
+            state.instances[sha256, default: []].append(instance)
+            if !state.order.contains(sha256) { state.order.append(sha256) }
+            while state.order.count > Self.modules {
+                state.instances[state.order.removeFirst()] = nil
+            }
+        }
+    }
+}
+
 /// One run's state: what the escrow's functions read and write. Touched only by the run's thread,
 /// but for `abandoned`.
-private final class ModuleRun: @unchecked Sendable {
+final class ModuleRun: @unchecked Sendable {
     let module: ComputeModule
     let input: [UInt8]
     let context: ComputeContext
     let limits: ModuleLimits
     let log: @Sendable (String) -> Void
-    private let abandoned = Atomic<Bool>(false)
-    private var output: [UInt8]?
-    private var response: [UInt8] = []
-    private var requests = 0
-    private var logLines = 0
+    let abandoned = Atomic<Bool>(false)
+    var output: [UInt8]?
+    var response: [UInt8] = []
+    var requests = 0
+    var logLines = 0
 
     init(module: ComputeModule, input: [UInt8], context: ComputeContext, limits: ModuleLimits,
          log: @escaping @Sendable (String) -> Void) {
@@ -105,14 +188,30 @@ private final class ModuleRun: @unchecked Sendable {
     /// The caller stopped waiting: every later call to the escrow stops the run.
     func abandon() { abandoned.store(true, ordering: .relaxed) }
 
-    func execute(engine: Engine) throws -> Frame {
-        let store = Store(engine: engine)
-        store.fuel = Fuel(remaining: limits.fuel)
+    /// Runs `escrow_run` in `restored` (when it fits this run's memory limit) or in an instance
+    /// made now; then, when the module allows it and the run ended on its own, restores the
+    /// instance into `pool` for a later run.
+    func execute(engine: Engine, restored: ReadyInstance?, pool: InstancePool) throws -> Frame {
         let limiter = MemoryLimiter(limit: limits.memoryBytes)
-        store.resourceLimiter = limiter
         let code: Int32
+        var used: ReadyInstance?
+        defer {
+            if let used, module.reusable, !abandoned.load(ordering: .relaxed), used.restore() {
+                pool.put(used, for: module.sha256)
+            }
+        }
         do {
-            let instance = try module.parsed.instantiate(store: store, imports: imports(store))
+            let ready: ReadyInstance
+            if let restored, restored.memory.byteCount <= limits.memoryBytes {
+                ready = restored
+                ready.store.fuel = Fuel(remaining: limits.fuel)
+                ready.store.resourceLimiter = limiter
+            } else {
+                ready = try ReadyInstance.make(module, engine: engine, fuel: limits.fuel, limiter: limiter)
+            }
+            ready.binding.run = self
+            used = ready
+            let instance = ready.instance
             guard let entry = instance.exports[function: ModuleABI.entryPoint] else {
                 throw ModuleRunError.badCall(function: ModuleABI.entryPoint, reason: "it is not exported")
             }
@@ -151,74 +250,78 @@ private final class ModuleRun: @unchecked Sendable {
 
     // MARK: The escrow's functions
 
-    private func imports(_ store: Store) -> Imports {
+    /// The escrow's functions for an instance in `store`, acting on the run `binding` holds.
+    static func imports(_ store: Store, binding: RunBinding) -> Imports {
         var imports = Imports()
-        func define(_ name: String, _ body: @escaping (borrowing Caller, [UInt32]) throws -> UInt32?) {
+        func define(_ name: String, _ body: @escaping (ModuleRun, borrowing Caller, [UInt32]) throws -> UInt32?) {
             guard let offered = ModuleABI.imports[name] else { return }
             imports.define(module: ModuleABI.importModule, name: name, Function(
                 store: store, parameters: Array(repeating: .i32, count: offered.parameters),
                 results: Array(repeating: .i32, count: offered.results)
-            ) { [unowned self] caller, arguments in
-                if self.abandoned.load(ordering: .relaxed) { throw ModuleRunError.wallTime(limit: self.limits.wallTime) }
+            ) { caller, arguments in
+                guard let run = binding.run else {
+                    throw ModuleRunError.badCall(function: name, reason: "it was called before \(ModuleABI.entryPoint), by a start function")
+                }
+                if run.abandoned.load(ordering: .relaxed) { throw ModuleRunError.wallTime(limit: run.limits.wallTime) }
                 let values = arguments.map { (value: Value) -> UInt32 in
                     switch value {
                     case .i32(let value): value
                     default: 0
                     }
                 }
-                return try body(caller, values).map { [.i32($0)] } ?? []
+                return try body(run, caller, values).map { [.i32($0)] } ?? []
             })
         }
-        define("input_size") { [unowned self] _, _ in UInt32(self.input.count) }
-        define("input_read") { [unowned self] caller, arguments in
-            try self.write(self.input, to: arguments[0], caller, "input_read")
+        define("input_size") { run, _, _ in UInt32(run.input.count) }
+        define("input_read") { run, caller, arguments in
+            try run.write(run.input, to: arguments[0], caller, "input_read")
             return nil
         }
-        define("output_write") { [unowned self] caller, arguments in
+        define("output_write") { run, caller, arguments in
             guard arguments[1] <= ModuleLimits.maximumOutputBytes else {
                 throw ModuleRunError.badCall(function: "output_write", reason: "an output of \(arguments[1]) bytes is over the limit of \(ModuleLimits.maximumOutputBytes)")
             }
-            self.output = try self.read(arguments[0], arguments[1], caller, "output_write")
+            run.output = try run.read(arguments[0], arguments[1], caller, "output_write")
             return nil
         }
-        define("parameter_size") { [unowned self] caller, arguments in
-            let name = try self.text(arguments[0], arguments[1], caller, "parameter_size")
-            guard let value = self.context.parameters[name] else { return UInt32(bitPattern: -1) }
+        define("parameter_size") { run, caller, arguments in
+            let name = try run.text(arguments[0], arguments[1], caller, "parameter_size")
+            guard let value = run.context.parameters[name] else { return UInt32(bitPattern: -1) }
             return UInt32(value.utf8.count)
         }
-        define("parameter_read") { [unowned self] caller, arguments in
-            let name = try self.text(arguments[0], arguments[1], caller, "parameter_read")
-            guard let value = self.context.parameters[name] else {
+        define("parameter_read") { run, caller, arguments in
+            let name = try run.text(arguments[0], arguments[1], caller, "parameter_read")
+            guard let value = run.context.parameters[name] else {
                 throw ModuleRunError.badCall(function: "parameter_read", reason: "the run has no parameter \"\(DisplayText.escaped(name))\" (parameter_size said -1)")
             }
-            try self.write(Array(value.utf8), to: arguments[2], caller, "parameter_read")
+            try run.write(Array(value.utf8), to: arguments[2], caller, "parameter_read")
             return nil
         }
-        define("http_send") { [unowned self] caller, arguments in
-            let status = try self.send(arguments, caller)
+        define("http_send") { run, caller, arguments in
+            let status = try run.send(arguments, caller)
             return UInt32(bitPattern: status)
         }
-        define("http_response_size") { [unowned self] _, _ in UInt32(self.response.count) }
-        define("http_response_read") { [unowned self] caller, arguments in
-            try self.write(self.response, to: arguments[0], caller, "http_response_read")
+        define("http_response_size") { run, _, _ in UInt32(run.response.count) }
+        define("http_response_read") { run, caller, arguments in
+            try run.write(run.response, to: arguments[0], caller, "http_response_read")
             return nil
         }
-        define("log") { [unowned self] caller, arguments in
-            self.logLines += 1
-            guard self.logLines <= ModuleLimits.maximumLogLines else { return nil }
+        define("log") { run, caller, arguments in
+            run.logLines += 1
+            guard run.logLines <= ModuleLimits.maximumLogLines else { return nil }
             let length = min(arguments[1], UInt32(ModuleLimits.maximumLogLineBytes))
-            let bytes = try self.read(arguments[0], length, caller, "log")
-            self.log(DisplayText.escaped(String(decoding: bytes, as: UTF8.self)))
+            let bytes = try run.read(arguments[0], length, caller, "log")
+            run.log(DisplayText.escaped(String(decoding: bytes, as: UTF8.self)))
             return nil
         }
-        define("random") { [unowned self] caller, arguments in
+        define("random") { run, caller, arguments in
             var generator = SystemRandomNumberGenerator()
             let bytes = (0..<Int(min(arguments[1], 1 << 20))).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-            try self.write(bytes, to: arguments[0], caller, "random")
+            try run.write(bytes, to: arguments[0], caller, "random")
             return nil
         }
-        define("fail") { [unowned self] caller, arguments in
-            let bytes = try self.read(arguments[0], min(arguments[1], 1000), caller, "fail")
+        define("fail") { run, caller, arguments in
+            let bytes = try run.read(arguments[0], min(arguments[1], 1000), caller, "fail")
             let message = DisplayText.escaped(String(decoding: bytes, as: UTF8.self))
             throw ModuleRunError.failed(message.isEmpty ? "(no reason given)" : message)
         }
@@ -228,7 +331,7 @@ private final class ModuleRun: @unchecked Sendable {
     /// `http_send(method, method_len, url, url_len, headers, headers_len, body, body_len)`:
     /// the status, or a `ModuleABI.SendFailure`; the response body (or the failure in words) is
     /// then what `http_response_read` copies.
-    private func send(_ arguments: [UInt32], _ caller: borrowing Caller) throws -> Int32 {
+    func send(_ arguments: [UInt32], _ caller: borrowing Caller) throws -> Int32 {
         let method = try text(arguments[0], arguments[1], caller, "http_send")
         let url = try text(arguments[2], arguments[3], caller, "http_send")
         let headerText = try text(arguments[4], arguments[5], caller, "http_send")
@@ -284,14 +387,14 @@ private final class ModuleRun: @unchecked Sendable {
 
     // MARK: Memory
 
-    private func memory(_ caller: borrowing Caller, _ function: String) throws -> Memory {
+    func memory(_ caller: borrowing Caller, _ function: String) throws -> Memory {
         guard let memory = caller.instance?.exports[memory: ModuleABI.memory] else {
             throw ModuleRunError.badCall(function: function, reason: "the module exports no memory")
         }
         return memory
     }
 
-    private func checked(_ memory: Memory, _ pointer: UInt32, _ count: Int, _ function: String) throws -> UInt {
+    func checked(_ memory: Memory, _ pointer: UInt32, _ count: Int, _ function: String) throws -> UInt {
         let end = Int(pointer) + count
         guard end <= memory.byteCount else {
             throw ModuleRunError.badCall(function: function, reason: "the range \(pointer)..<\(end) lies outside its \(memory.byteCount)-byte memory")
@@ -299,14 +402,14 @@ private final class ModuleRun: @unchecked Sendable {
         return UInt(pointer)
     }
 
-    private func read(_ pointer: UInt32, _ count: UInt32, _ caller: borrowing Caller, _ function: String) throws -> [UInt8] {
+    func read(_ pointer: UInt32, _ count: UInt32, _ caller: borrowing Caller, _ function: String) throws -> [UInt8] {
         guard count > 0 else { return [] }
         let memory = try memory(caller, function)
         let offset = try checked(memory, pointer, Int(count), function)
         return memory.withUnsafeBufferPointer(offset: offset, count: Int(count)) { Array($0) }
     }
 
-    private func text(_ pointer: UInt32, _ count: UInt32, _ caller: borrowing Caller, _ function: String) throws -> String {
+    func text(_ pointer: UInt32, _ count: UInt32, _ caller: borrowing Caller, _ function: String) throws -> String {
         let bytes = try read(pointer, count, caller, function)
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ModuleRunError.badCall(function: function, reason: "a text it passed is not UTF-8")
@@ -314,7 +417,7 @@ private final class ModuleRun: @unchecked Sendable {
         return text
     }
 
-    private func write(_ bytes: [UInt8], to pointer: UInt32, _ caller: borrowing Caller, _ function: String) throws {
+    func write(_ bytes: [UInt8], to pointer: UInt32, _ caller: borrowing Caller, _ function: String) throws {
         guard !bytes.isEmpty else { return }
         let memory = try memory(caller, function)
         let offset = try checked(memory, pointer, bytes.count, function)

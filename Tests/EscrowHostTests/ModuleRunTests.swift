@@ -56,10 +56,10 @@ import WAT
         let bytes = try ExampleModules.bytes("location-bounds")
         try await place.with { host, destination in
             let result = try await host.runApproving(Self.bounds(bytes, on: destination, decimals: "3"), accuracy: .exact)
-            // What the module was given: the same SQL through the identity function.
-            let data = try await host.runApproving(app: "org.example.places", purpose: "The places", access: Self.places,
-                                                   compute: "identity")
-            let native = try LocationBounds().compute(data.output, context: ComputeContext(parameters: ComputeParameters(["decimals": "3"])))
+            // The built-in Swift function of the same computation, through the same pipeline.
+            let native = try await host.runApproving(app: "org.example.places", purpose: "The area you were in", access: Self.places,
+                                                     compute: "location.bounds", on: destination,
+                                                     parameters: ComputeParameters(["decimals": "3"])).output
             #expect(result.output == native)
             #expect(try result.output.column("places").int64(at: 0) == Int64(SampleRecords.locations.count))
             let module = try ComputeModule(bytes: bytes)

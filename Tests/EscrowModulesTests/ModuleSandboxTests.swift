@@ -1,4 +1,5 @@
 import EscrowCore
+import EscrowFunctions
 import EscrowModules
 import EscrowNetwork
 import EscrowTestSupport

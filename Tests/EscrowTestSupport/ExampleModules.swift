@@ -1,3 +1,4 @@
+import EscrowModules
 import Foundation
 import Synchronization
 
@@ -30,8 +31,7 @@ public enum ExampleModules {
 
     /// `module` with a custom section appended (a custom section may come anywhere).
     public static func appendingSection(_ name: String, _ payload: [UInt8], to module: [UInt8]) -> [UInt8] {
-        let content = leb128(UInt32(name.utf8.count)) + Array(name.utf8) + payload
-        return module + [0] + leb128(UInt32(content.count)) + content
+        ModuleBinary.appendingCustomSection(name, payload, to: module)
     }
 
     /// `module` with the manifest `json` appended as its escrow.module section.
@@ -42,18 +42,6 @@ public enum ExampleModules {
     /// A small valid manifest.
     public static func manifest(id: String = "test.module", inputs: String = "\"any\"", parameters: String = "[]") -> String {
         #"{"id": "\#(id)", "version": 1, "summary": "A module the tests build.", "inputs": \#(inputs), "parameters": \#(parameters)}"#
-    }
-
-    static func leb128(_ value: UInt32) -> [UInt8] {
-        var value = value
-        var bytes: [UInt8] = []
-        repeat {
-            var byte = UInt8(value & 0x7F)
-            value >>= 7
-            if value != 0 { byte |= 0x80 }
-            bytes.append(byte)
-        } while value != 0
-        return bytes
     }
 
     /// Whether `file` is older than the newest file under `folder`.

@@ -1,6 +1,7 @@
 import EscrowCore
 import EscrowDaemon
 import EscrowHost
+import EscrowModules
 import EscrowStore
 import EscrowTestSupport
 import Foundation
@@ -42,6 +43,31 @@ import Testing
         let platform = try await PlatformServiceProcess.start()
         defer { platform.stop() }
         try await withDaemon(prepare: { temporary, _ in try temporary.seed() }) { try await body(platform, $0) }
+    }
+
+    @Test func areaAppBringsItsOwnModuleAndRunsItOnTheDeviceAndOnTheComputeServer() async throws {
+        let module = try ExampleModules.url("location-bounds").path
+        try await ComputeServerProcess.with { server, certificates in
+            try await Self.withDaemon(prepare: { temporary, _ in try temporary.seed() }, server: (server, certificates)) { daemon in
+                for (place, extra) in [("device", [String]()), ("compute-1", ["--server", "compute-1"])] {
+                    let arguments = ["--module", module, "--socket", daemon.socketPath] + extra
+                    let first = try await Self.run("EscrowAreaApp", arguments)
+                    #expect(first.status == 2, "\(place): \(first.output) \(first.errors)")
+                    let flow = try #require(try daemon.host.flows.list(status: .pending).first)
+                    #expect(flow.isModule)
+                    #expect(flow.function.id == "example.location-bounds")
+                    try daemon.host.flows.approve(flow.id, .always)
+                    let second = try await Self.run("EscrowAreaApp", arguments)
+                    #expect(second.status == 0, "\(place): \(second.errors)")
+                    #expect(second.output.hasPrefix("The area you moved around in: latitude "), "\(second.output)")
+                    #expect(second.output.contains("(\(SampleRecords.locations.count) places)"), "\(second.output)")
+                    let entry = try #require(try daemon.host.audit.entries().last)
+                    #expect(entry.facts.moduleSHA256 == flow.function.codeDigest)
+                    #expect(entry.facts.destination == (place == "device" ? "device" : "server:compute-1"))
+                }
+                #expect(try daemon.host.modules.list().map(\.manifest.id) == ["example.location-bounds"])
+            }
+        }
     }
 
     @Test func weatherAppIsPendingThenApprovedThenShowsTheWeather() async throws {

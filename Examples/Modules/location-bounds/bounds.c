@@ -4,7 +4,8 @@
  *
  * A compute module in C (docs/MODULES.md). It imports no network function, so the escrow tells the
  * individual it "cannot contact anything; only its output reaches the app".
- * Its Swift twin, for tests and benchmarks: Tests/EscrowTestSupport/LocationBounds.swift.
+ * Its Swift twin: the built-in function location.bounds (Sources/EscrowFunctions/LocationBounds.swift),
+ * the same steps, so the same bits.
  */
 #include "escrow_module.h"
 

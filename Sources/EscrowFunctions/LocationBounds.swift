@@ -1,20 +1,25 @@
 import EscrowCore
 
-/// The Swift twin of the example C module Examples/Modules/location-bounds (example.location-bounds):
-/// the same computation as a native compute function, so tests can check that the module gives the
-/// same output and benchmarks can compare the two.
+/// The box around the places read, widened outward to a grid of `decimals` decimal digits of a
+/// degree, and how many places there were: where someone moved around, never a place itself.
+///
+/// Its twin in WebAssembly is the example compute module Examples/Modules/location-bounds
+/// (`example.location-bounds`, in C): the same computation, step for step, so the two give the
+/// same output bit for bit (a test checks it) and benchmarks compare a module with native code.
+///
+/// Parameters: `decimals`, 0 to 6 (default 2, about a kilometre).
 public struct LocationBounds: ComputeFunction {
-    public static let id = "test.location-bounds"
+    public static let id = "location.bounds"
     public static let version = 1
-    public static let summary = "Gives the app the box around the places read, widened to a grid of a few decimal digits, and how many there were."
+    public static let summary = "Gives the app the box around the places read, widened to a grid of a few decimal digits, and how many there were; never a place itself."
     public static let inputs = InputContract.columns([
         InputColumn("latitude", .double, .int64),
         InputColumn("longitude", .double, .int64),
     ])
     public static let parameters = [
-        ParameterDeclaration("decimals", .number(0...6), summary: "the grid the box is widened to, in decimal digits"),
+        ParameterDeclaration("decimals", .number(0...6), summary: "the grid the box is widened to, in decimal digits of a degree (default 2, about 1 km)"),
     ]
-    public static let codeDigest = String(repeating: "b", count: 64)
+    public static let codeDigest = SourceDigest.of(#fileID)
 
     public init() {}
 
