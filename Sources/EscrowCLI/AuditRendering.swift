@@ -28,6 +28,11 @@ enum AuditRendering {
             ("Asked by", facts.caller.map { "process \($0) (through the daemon)" } ?? "this escrow's own process (CLI or embedded)"),
             ("Purpose", facts.purpose),
             ("Function", facts.functionID),
+        ]
+        if let module = facts.moduleSHA256 {
+            lines.append(("Module", "SHA-256 \(module) (a compute module the app brought; escrow modules show \(module.prefix(12)))"))
+        }
+        lines += [
             ("Outcome", palette.paint(PlainWords.outcome(facts.outcome), outcome: facts.outcome)),
             ("Reason", facts.reason ?? "none"),
         ]
@@ -116,6 +121,7 @@ enum AuditRendering {
         object.field("caller", facts.caller)
         object.field("purpose", facts.purpose)
         object.field("function", facts.functionID)
+        object.field("moduleSHA256", facts.moduleSHA256)
         object.field("outcome", facts.outcome.rawValue)
         object.field("reason", facts.reason)
         object.field("reads", strings: facts.reads)

@@ -50,7 +50,7 @@ struct ModulesAddCommand: AsyncParsableCommand {
                 throw CLIError("cannot read \(file): no such file, or it is not readable")
             }
             let store = try global.moduleStore()
-            let existed = store.contains(ComputeModule.sha256(of: [UInt8](data)))
+            let existed = store.keeps(ComputeModule.sha256(of: [UInt8](data)))
             let module = try store.add([UInt8](data))
             if json {
                 print(ModuleRendering.json(module))
@@ -71,7 +71,13 @@ struct ModulesListCommand: AsyncParsableCommand {
     @Flag(help: "Print the modules as a JSON array.") var json = false
     func run() async throws {
         try await reportingErrors {
-            let modules = try global.moduleStore().list()
+            let store = try global.moduleStore()
+            let modules = try store.list()
+            let damaged = try store.damaged()
+            for file in damaged {
+                Terminal.standardError.write("escrow: warning: the kept module \(file.sha256) is damaged (\(file.problem)); it will not run. "
+                    + "Delete it with `escrow modules remove \(file.sha256.prefix(12))`, or add its file again\n")
+            }
             if json {
                 var writer = JSONWriter.forDisplay()
                 writer.array(modules) { writer, module in writer.object { ModuleRendering.fields(of: module, into: &$0) } }
@@ -119,7 +125,11 @@ struct ModulesRemoveCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let removed = try global.moduleStore().remove(module)
-            print("removed \(removed.manifest.id) version \(removed.manifest.version) (SHA-256 \(removed.sha256))")
+            if let kept = removed.module {
+                print("removed \(kept.manifest.id) version \(kept.manifest.version) (SHA-256 \(removed.sha256))")
+            } else {
+                print("removed the damaged module file \(removed.sha256)")
+            }
         }
     }
 }

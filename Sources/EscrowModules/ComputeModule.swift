@@ -1,5 +1,6 @@
 import Crypto
 import EscrowCore
+import Foundation
 @_spi(Fuzzing) import WasmKit
 import WasmParser
 
@@ -154,7 +155,13 @@ public struct ComputeModule: Sendable {
 
     /// A WasmKit error in one line of plain words.
     static func words(_ error: any Error) -> String {
-        let text = "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
+        var text = "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
+        // WasmKit describes a parse error as its message value: `"Message(text: "…")" at offset 0x4`.
+        if let start = text.range(of: "Message(text: \""), let end = text.range(of: "\")", range: start.upperBound..<text.endIndex) {
+            let offset = text[end.upperBound...].range(of: "at offset ").map { " (at byte \(text[$0.upperBound...]))" } ?? ""
+            text = String(text[start.upperBound..<end.lowerBound]) + offset
+        }
+        text = text.replacingOccurrences(of: "expected [0, 97, 115, 109]", with: "expected \"\\0asm\"")
         let trimmed = text.hasPrefix("Trap: ") ? String(text.dropFirst(6)) : text
         return DisplayText.escaped(trimmed.count > 300 ? String(trimmed.prefix(300)) + "…" : trimmed)
     }

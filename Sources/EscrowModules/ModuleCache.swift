@@ -49,8 +49,11 @@ public final class ModuleCache: Sendable {
     ///   are another module.
     public func module(_ sha256: String, bytes: () throws(ModuleError) -> [UInt8]) throws(ModuleError) -> ComputeModule {
         if let module = module(sha256) { return module }
-        let module = try ComputeModule(bytes: try bytes())
-        guard module.sha256 == sha256 else { throw .digestMismatch(expected: sha256, actual: module.sha256) }
+        let data = try bytes()
+        // Which bytes they are before what they are: bytes under another digest are that, whatever else.
+        let actual = ComputeModule.sha256(of: data)
+        guard actual == sha256 else { throw .digestMismatch(expected: sha256, actual: actual) }
+        let module = try ComputeModule(bytes: data)
         insert(module)
         return module
     }

@@ -25,6 +25,8 @@ public enum ModuleError: Error, Sendable, Equatable, CustomStringConvertible {
     case ambiguousModule(String, matches: [String])
     /// The bytes' SHA-256 is not the digest they were sent under.
     case digestMismatch(expected: String, actual: String)
+    /// The escrow home's file of a kept module holds other bytes now (changed on disk).
+    case damaged(sha256: String, actual: String)
     /// The escrow home's module store could not be read or written.
     case storeFailed(String)
 
@@ -55,6 +57,9 @@ public enum ModuleError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(DisplayText.escaped(reference)) matches several modules (\(matches.joined(separator: ", "))); give more characters of the digest"
         case .digestMismatch(let expected, let actual):
             "the module's bytes have SHA-256 \(actual), not \(expected) as they were sent under"
+        case .damaged(let sha256, let actual):
+            "the kept module \(sha256) is damaged: its file in the escrow home holds other bytes now (SHA-256 \(actual)); "
+                + "it will not run. Remove it (escrow modules remove \(sha256.prefix(12))) or add the module again"
         case .storeFailed(let reason):
             "the escrow home's modules could not be read or written: \(reason)"
         }

@@ -175,14 +175,11 @@ struct ModulesCommandTests {
         let name: String
         let bytes: @Sendable () throws -> [UInt8]
         let says: String
-        /// Whether the reason shown quotes WasmKit's own error value (a known issue).
-        var quotesWasmKit = false
         var testDescription: String { name }
     }
 
     static let hostile: [Hostile] = [
-        Hostile(name: "a shell script", bytes: { Array("#!/bin/sh\necho hi\n".utf8) }, says: "the module is not valid WebAssembly",
-                quotesWasmKit: true),
+        Hostile(name: "a shell script", bytes: { Array("#!/bin/sh\necho hi\n".utf8) }, says: "the module is not valid WebAssembly: magic header not detected"),
         Hostile(name: "a truncated module", bytes: { Array(try ExampleModules.bytes("location-bounds").prefix(1000)) },
                 says: "the module is not valid WebAssembly"),
         Hostile(name: "an import the escrow does not offer", bytes: {
@@ -210,11 +207,8 @@ struct ModulesCommandTests {
         #expect(added.status == 1, "\(added)")
         #expect(added.standardOutput.isEmpty, "\(added)")
         #expect(added.standardError.contains(hostile.says), "\(added)")
-        withKnownIssue("the reason quotes WasmKit's error value, Message(text: …), and the bytes it expected in decimal") {
-            #expect(!added.standardError.contains("Message(text:"), "in plain words: \(added)")
-        } when: {
-            hostile.quotesWasmKit
-        }
+        #expect(!added.standardError.contains("Message(text:"), "in plain words: \(added)")
+
         let run = try await Self.runBounds(home, module: path)
         #expect(run.status == 1, "\(run)")
         #expect(run.pendingFlow == nil, "\(run)")
@@ -263,9 +257,7 @@ struct ModulesCommandTests {
         let seq = try #require(ran.standardOutput.firstMatch(of: /audit entry ([0-9]+)/).map { String($0.output.1) }, "\(ran)")
         let entry = try await home.escrow("audit", "show", seq)
         #expect(entry.standardOutput.contains("Function:") && entry.standardOutput.contains(Self.boundsID), "\(entry)")
-        withKnownIssue("audit show leaves out the module's SHA-256, which the audit entry records and hashes") {
-            #expect(entry.standardOutput.contains(digest), "which module ran: \(entry)")
-        }
+        #expect(entry.standardOutput.contains(digest), "which module ran: \(entry)")
 
         // The box around what the query reads, widened to two decimals, as the app gets it.
         let read = try #require(FrameJSON(try await home.runApproved(sql: Self.places, compute: "identity").standardOutput))
@@ -342,26 +334,21 @@ struct ModulesCommandTests {
         try damage()
         let shown = try await home.escrow("modules", "show", digest)
         #expect(shown.status == 1, "a damaged module is refused, never shown as kept: \(shown)")
-        #expect(shown.standardError.contains("not valid WebAssembly"), "\(shown)")
+        #expect(shown.standardError.contains("is damaged: its file in the escrow home holds other bytes now"), "\(shown)")
         let list = try await home.escrow("modules", "list", "--json")
-        withKnownIssue("one damaged module file makes modules list (and show by id) fail as a whole") {
-            #expect(list.succeeded, "\(list)")
-            #expect(list.jsonArray?.contains { $0["id"] as? String == "example.weather-swift" } == true, "\(list)")
-        }
+        #expect(list.succeeded, "\(list)")
+        #expect(list.jsonArray?.contains { $0["id"] as? String == "example.weather-swift" } == true, "\(list)")
+
         let removed = try await home.escrow("modules", "remove", digest)
-        withKnownIssue("modules remove cannot delete a damaged module file: it checks the module first") {
-            #expect(removed.succeeded, "\(removed)")
-            #expect(!FileManager.default.fileExists(atPath: file.path), "\(removed)")
-        }
+        #expect(removed.succeeded, "\(removed)")
+        #expect(!FileManager.default.fileExists(atPath: file.path), "\(removed)")
 
         try damage()
         let again = try await home.escrow("modules", "add", bounds)
         #expect(again.succeeded, "\(again)")
         let repaired = try await home.escrow("modules", "show", digest)
-        withKnownIssue("modules add says the module is already kept and leaves the damaged file as it is") {
-            #expect(!again.standardOutput.hasPrefix("already kept"), "\(again)")
-            #expect(repaired.succeeded, "adding the module again repairs it: \(repaired)")
-        }
+        #expect(!again.standardOutput.hasPrefix("already kept"), "\(again)")
+        #expect(repaired.succeeded, "adding the module again repairs it: \(repaired)")
     }
 
     @Test("run takes a function or a module, not both and not neither", arguments: [["--compute", "identity", "--module", "m.wasm"], []])

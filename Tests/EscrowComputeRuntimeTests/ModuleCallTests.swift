@@ -117,13 +117,10 @@ struct ModuleCallTests {
                 try await connection.compute(module.descriptor, input: Self.places(), parameters: Self.twoDecimals,
                                              module: ModuleCall(sha256: module.sha256, bytes: bytes), deadline: .seconds(30))
             }
-            withKnownIssue("the server checks that the bytes are a valid module before that they hash to the digest named") {
-                #expect(mismatch?.code == .digestMismatch, "\(mismatch.map { "\($0.code): \($0.message)" } ?? "")")
-                #expect(mismatch?.message.contains("have SHA-256 \(ComputeModule.sha256(of: bytes)), not \(module.sha256)") == true,
-                        "\(mismatch?.message ?? "")")
-            } when: {
-                wrong == .noModuleAtAll
-            }
+            #expect(mismatch?.code == .digestMismatch, "\(mismatch.map { "\($0.code): \($0.message)" } ?? "")")
+            #expect(mismatch?.message.contains("have SHA-256 \(ComputeModule.sha256(of: bytes)), not \(module.sha256)") == true,
+                    "\(mismatch?.message ?? "")")
+
             // Neither digest was kept from those bytes.
             for digest in [module.sha256, ComputeModule.sha256(of: bytes)] {
                 let named = FunctionDescriptor(id: module.manifest.id, version: module.manifest.version, codeDigest: digest, summary: "")

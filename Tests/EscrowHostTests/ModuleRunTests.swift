@@ -72,7 +72,7 @@ import WAT
             #expect(flow.moduleBytes == bytes.count)
             #expect(flow.function.codeDigest == module.sha256)
             #expect(flow.identityKey == flow.key)
-            #expect(host.modules.contains(module.sha256), "the module the app brought is kept in the home")
+            #expect(host.modules.keeps(module.sha256), "the module the app brought is kept in the home")
             // Named by digest alone, the kept module runs the same flow.
             var byDigest = Self.bounds(bytes, on: destination, decimals: "3")
             byDigest.module = .sha256(module.sha256)

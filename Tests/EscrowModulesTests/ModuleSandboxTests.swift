@@ -87,6 +87,50 @@ import WAT
         }
     }
 
+    /// Writes the 12-byte frame {n: int64 [value]} from memory offset 0 (value < 64).
+    static let frameOfN = #"(data (i32.const 0) "\0a\08\0a\01n\10\01\22\01\00\10\01")"#
+
+    @Test func aRunThatGrewItsMemoryLeavesNoTraceForTheNext() async throws {
+        // n = the memory's size in pages when the run starts; then it grows by one page.
+        let module = try Self.module("""
+            (module
+              (import "escrow" "output_write" (func $out (param i32 i32)))
+              (memory (export "memory") 1)
+              \(Self.frameOfN)
+              (func (export "escrow_run") (result i32)
+                (i32.store8 (i32.const 9) (i32.shl (memory.size) (i32.const 1)))
+                (drop (memory.grow (i32.const 1)))
+                (call $out (i32.const 0) (i32.const 12))
+                (i32.const 0)))
+            """)
+        for _ in 0..<3 {
+            let output = try await sandbox.run(module, input: try .empty, context: ComputeContext())
+            #expect(try output.column("n").int64(at: 0) == 1, "every run starts with the module's one page")
+        }
+    }
+
+    @Test func aModuleThatCanChangeATableStartsEveryRunWithItsTableAsInstantiated() async throws {
+        // n = 1 when table slot 0 is still null at the start, 2 when an earlier run's table.set is seen.
+        let module = try Self.module("""
+            (module
+              (import "escrow" "output_write" (func $out (param i32 i32)))
+              (memory (export "memory") 1)
+              (table 1 funcref)
+              \(Self.frameOfN)
+              (func $f)
+              (elem declare func $f)
+              (func (export "escrow_run") (result i32)
+                (i32.store8 (i32.const 9) (select (i32.const 2) (i32.const 4) (ref.is_null (table.get 0 (i32.const 0)))))
+                (table.set 0 (i32.const 0) (ref.func $f))
+                (call $out (i32.const 0) (i32.const 12))
+                (i32.const 0)))
+            """)
+        for _ in 0..<3 {
+            let output = try await sandbox.run(module, input: try .empty, context: ComputeContext())
+            #expect(try output.column("n").int64(at: 0) == 1)
+        }
+    }
+
     struct Failure: Sendable, CustomTestStringConvertible {
         let name: String
         let text: String

@@ -28,9 +28,9 @@ public struct ModuleStore: Sendable {
     public func add(_ bytes: [UInt8]) throws(ModuleError) -> ComputeModule {
         let module = try ComputeModule(bytes: bytes)
         guard !reservedIDs.contains(module.manifest.id) else { throw .reservedID(module.manifest.id) }
-        let url = file(module.sha256)
-        if !FileManager.default.fileExists(atPath: url.path) {
-            try write(bytes, to: url)
+        // A file that is missing, or no longer holds these bytes (damaged on disk), is written anew.
+        if !keeps(module.sha256) {
+            try write(bytes, to: file(module.sha256))
         }
         cache.insert(module)
         return module
@@ -43,16 +43,33 @@ public struct ModuleStore: Sendable {
     public func module(_ sha256: String) throws(ModuleError) -> ComputeModule {
         guard Self.isDigest(sha256) else { throw .unknownModule(sha256) }
         let url = file(sha256)
-        return try cache.module(sha256) { () throws(ModuleError) in
-            guard let data = FileManager.default.contents(atPath: url.path) else { throw .unknownModule(sha256) }
-            return [UInt8](data)
+        do {
+            return try cache.module(sha256) { () throws(ModuleError) in
+                guard let data = FileManager.default.contents(atPath: url.path) else { throw .unknownModule(sha256) }
+                return [UInt8](data)
+            }
+        } catch .digestMismatch(let expected, let actual) {
+            throw .damaged(sha256: expected, actual: actual)
         }
     }
 
-    /// Every module kept, by id then version.
+    /// Every module kept that checks out, by id then version (`damaged()` lists the others).
     public func list() throws(ModuleError) -> [ComputeModule] {
-        try digests().map { digest throws(ModuleError) in try module(digest) }
+        try digests().compactMap { digest in try? module(digest) }
             .sorted { ($0.manifest.id, $0.manifest.version, $0.sha256) < ($1.manifest.id, $1.manifest.version, $1.sha256) }
+    }
+
+    /// The module files that do not check out (changed on disk, or not a module any more): their
+    /// digest and what is wrong. They are never run; `remove` deletes them, `add` rewrites them.
+    public func damaged() throws(ModuleError) -> [(sha256: String, problem: ModuleError)] {
+        try digests().compactMap { digest -> (sha256: String, problem: ModuleError)? in
+            do throws(ModuleError) {
+                _ = try module(digest)
+                return nil
+            } catch {
+                return (digest, error)
+            }
+        }
     }
 
     /// The module a person names: a digest or its prefix (at least 4 hex digits), or an id when
@@ -60,34 +77,45 @@ public struct ModuleStore: Sendable {
     ///
     /// - Throws: `ModuleError.unknownModule` or `.ambiguousModule`.
     public func resolve(_ reference: String) throws(ModuleError) -> ComputeModule {
+        try module(digest(of: reference))
+    }
+
+    /// The digest of the module file a person names (a digest, a prefix of at least 4 hex digits,
+    /// or the id of one module that checks out), whether or not the file checks out.
+    ///
+    /// - Throws: `ModuleError.unknownModule` or `.ambiguousModule`.
+    public func digest(of reference: String) throws(ModuleError) -> String {
         let lowered = reference.lowercased()
         let byDigest = lowered.count >= 4 && lowered.allSatisfy(\.isHexDigit) ? try digests().filter { $0.hasPrefix(lowered) } : []
-        if byDigest.count == 1 { return try module(byDigest[0]) }
+        if byDigest.count == 1 { return byDigest[0] }
         if byDigest.count > 1 { throw .ambiguousModule(reference, matches: byDigest.map { String($0.prefix(12)) }) }
         let byID = try list().filter { $0.manifest.id == reference }
-        if byID.count == 1 { return byID[0] }
+        if byID.count == 1 { return byID[0].sha256 }
         if byID.count > 1 { throw .ambiguousModule(reference, matches: byID.map { String($0.sha256.prefix(12)) }) }
         throw .unknownModule(reference)
     }
 
-    /// Deletes a module's file. Flows that run it stay; their runs need it again (from the app, or
-    /// `escrow modules add`).
+    /// Deletes a module's file, also one that no longer checks out. Flows that run it stay; their
+    /// runs need it again (from the app, or `escrow modules add`).
     ///
+    /// - Returns: the digest deleted, and the module when its file still checked out.
     /// - Throws: `ModuleError` when it is unknown or cannot be deleted.
     @discardableResult
-    public func remove(_ reference: String) throws(ModuleError) -> ComputeModule {
-        let module = try resolve(reference)
+    public func remove(_ reference: String) throws(ModuleError) -> (sha256: String, module: ComputeModule?) {
+        let digest = try digest(of: reference)
+        let module = try? module(digest)
         do {
-            try FileManager.default.removeItem(at: file(module.sha256))
+            try FileManager.default.removeItem(at: file(digest))
         } catch {
-            throw .storeFailed("cannot delete \(file(module.sha256).path): \(error.localizedDescription)")
+            throw .storeFailed("cannot delete \(file(digest).path): \(error.localizedDescription)")
         }
-        return module
+        return (digest, module)
     }
 
-    /// Whether the home keeps the module with this digest.
-    public func contains(_ sha256: String) -> Bool {
-        Self.isDigest(sha256) && FileManager.default.fileExists(atPath: file(sha256).path)
+    /// Whether the home keeps the module with this digest: its file holds bytes of that digest.
+    public func keeps(_ sha256: String) -> Bool {
+        guard Self.isDigest(sha256), let data = FileManager.default.contents(atPath: file(sha256).path) else { return false }
+        return ComputeModule.sha256(of: [UInt8](data)) == sha256
     }
 
     // MARK: Files
