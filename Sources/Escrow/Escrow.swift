@@ -81,13 +81,7 @@ public struct Escrow: Sendable {
                          purpose: String, parameters: [String: String] = [:],
                          locationAccuracy: LocationAccuracy? = nil,
                          waitForApproval: Duration? = nil) async throws(EscrowError) -> Frame {
-        // The daemon checks the same rules; checking here too spares a round trip and names the
-        // rule to the app's developer at the call.
-        do {
-            try RequestText.check(app: app, purpose: purpose, sql: access, parameters: parameters)
-        } catch {
-            throw .invalidRequest(error.description)
-        }
+        try checkTexts(purpose: purpose, access: access, parameters: parameters)
         let request = DataflowRequest(app: app, purpose: purpose, access: access, compute: function,
                                       destination: destination, parameters: ComputeParameters(parameters),
                                       locationAccuracy: locationAccuracy)
@@ -110,11 +104,7 @@ public struct Escrow: Sendable {
                     purpose: String, parameters: [String: String] = [:],
                     locationAccuracy: LocationAccuracy? = nil,
                     waitForApproval: Duration? = nil) async throws(EscrowError) -> Frame {
-        do {
-            try RequestText.check(app: app, purpose: purpose, sql: access, parameters: parameters)
-        } catch {
-            throw .invalidRequest(error.description)
-        }
+        try checkTexts(purpose: purpose, access: access, parameters: parameters)
         guard !module.isEmpty else { throw .invalidModule("the module is empty: pass the bytes of a WebAssembly module") }
         let request = DataflowRequest(app: app, purpose: purpose, access: access, compute: "",
                                       destination: destination, parameters: ComputeParameters(parameters),
@@ -138,6 +128,16 @@ public struct Escrow: Sendable {
         }
         return try await run(access: access, module: bytes, on: destination, purpose: purpose, parameters: parameters,
                              locationAccuracy: locationAccuracy, waitForApproval: waitForApproval)
+    }
+
+    /// Checks a request's texts as the daemon will (`RequestText`): checking here too spares a
+    /// round trip and names the rule to the app's developer at the call.
+    private func checkTexts(purpose: String, access: String, parameters: [String: String]) throws(EscrowError) {
+        do {
+            try RequestText.check(app: app, purpose: purpose, sql: access, parameters: parameters)
+        } catch {
+            throw .invalidRequest(error.description)
+        }
     }
 
     /// Refuses an app id that is not reverse-DNS (`RequestText`), as `.invalidRequest`.

@@ -38,7 +38,7 @@ public enum ModuleError: Error, Sendable, Equatable, CustomStringConvertible {
             "the module is \(bytes) bytes; the escrow keeps modules of at most \(limit) bytes"
         case .unknownImport(let module, let name):
             "the module imports \(DisplayText.escaped(module)).\(DisplayText.escaped(name)), which the escrow does not offer: "
-                + "a module may import only the escrow's own functions (\(ModuleABI.importModule).\(ModuleABI.imports.keys.sorted().joined(separator: ", "))); "
+                + "a module may import only the escrow's own functions (module \"\(ModuleABI.importModule)\": \(ModuleABI.imports.keys.sorted().joined(separator: ", "))); "
                 + "no WASI, files, clock or other modules"
         case .wrongImport(let name, let expected):
             "the module imports \(ModuleABI.importModule).\(DisplayText.escaped(name)) with the wrong type; it is \(expected)"

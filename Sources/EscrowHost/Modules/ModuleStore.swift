@@ -186,26 +186,23 @@ public enum ModuleSettings {
     }
 
     public static func fuel(_ value: String) throws(SettingError) -> UInt64 {
-        guard let fuel = UInt64(value), ModuleLimits.fuelRange.contains(fuel) else {
-            throw SettingError(name: fuelName, value: value, takes: "a whole number of instructions from "
-                + "\(ModuleLimits.fuelRange.lowerBound) to \(ModuleLimits.fuelRange.upperBound)")
-        }
-        return fuel
+        UInt64(try whole(value, in: Int(ModuleLimits.fuelRange.lowerBound)...Int(ModuleLimits.fuelRange.upperBound),
+                         name: fuelName, unit: "instructions"))
     }
 
     public static func memoryMegabytes(_ value: String) throws(SettingError) -> Int {
-        guard let megabytes = Int(value), ModuleLimits.memoryMegabytesRange.contains(megabytes) else {
-            throw SettingError(name: memoryName, value: value, takes: "a whole number of MiB from "
-                + "\(ModuleLimits.memoryMegabytesRange.lowerBound) to \(ModuleLimits.memoryMegabytesRange.upperBound)")
-        }
-        return megabytes
+        try whole(value, in: ModuleLimits.memoryMegabytesRange, name: memoryName, unit: "MiB")
     }
 
     public static func wallTimeMilliseconds(_ value: String) throws(SettingError) -> Int {
-        guard let milliseconds = Int(value), ModuleLimits.wallTimeMillisecondsRange.contains(milliseconds) else {
-            throw SettingError(name: wallTimeName, value: value, takes: "a whole number of milliseconds from "
-                + "\(ModuleLimits.wallTimeMillisecondsRange.lowerBound) to \(ModuleLimits.wallTimeMillisecondsRange.upperBound)")
+        try whole(value, in: ModuleLimits.wallTimeMillisecondsRange, name: wallTimeName, unit: "milliseconds")
+    }
+
+    /// A whole number of `unit` within `range`, as the setting `name` takes.
+    private static func whole(_ value: String, in range: ClosedRange<Int>, name: String, unit: String) throws(SettingError) -> Int {
+        guard let number = Int(value), range.contains(number) else {
+            throw SettingError(name: name, value: value, takes: "a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound)")
         }
-        return milliseconds
+        return number
     }
 }
