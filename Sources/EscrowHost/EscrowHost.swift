@@ -105,7 +105,7 @@ public final class EscrowHost: Sendable {
         let output: Frame
         var egress: Egress?
         do {
-            flow = try identify(request)
+            flow = try await identify(request)
             facts.functionID = flow.function.id
             facts.reads = flow.lineage.sorted.map(\.description)
             let decision = try decide(flow)
@@ -170,13 +170,14 @@ public final class EscrowHost: Sendable {
     // MARK: Steps
 
     /// Step 1: check the request, the SQL (guard and lineage), the function and the destination.
-    func identify(_ request: DataflowRequest) throws -> Dataflow {
+    func identify(_ request: DataflowRequest) async throws -> Dataflow {
         try RequestText.check(app: request.app, purpose: request.purpose, sql: request.access,
                               parameters: request.parameters.sorted.lazy.map { (key: $0.name, value: $0.value) })
         let descriptor: FunctionDescriptor
         var module: ComputeModule?
         if let source = request.module {
-            let loaded = try self.module(source)
+            // Checking a module new to the escrow parses and compiles it: off the cooperative pool.
+            let loaded = try await ModuleSandbox.shared.offPool { try self.module(source) }
             guard request.compute.isEmpty || request.compute == loaded.manifest.id else {
                 throw ModuleError.badManifest("the request names compute \(DisplayText.escaped(request.compute)), "
                     + "but the module it brings is \(loaded.manifest.id); name the module's id or nothing")

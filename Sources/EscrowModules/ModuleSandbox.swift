@@ -56,6 +56,15 @@ public final class ModuleSandbox: Sendable {
         }
     }
 
+    /// Runs `work` on the sandbox's threads: for work that holds a thread for long (checking a
+    /// large module parses and compiles it), which must not hold one of Swift's cooperative pool.
+    public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        let threads = self.threads
+        return try await withCheckedThrowingContinuation { continuation in
+            threads.submit { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
     /// A duration in whole milliseconds.
     public static func milliseconds(_ duration: Duration) -> Int {
         nanoseconds(duration) / 1_000_000

@@ -10,7 +10,7 @@ struct CatalogCommandTests {
         let lines = outcome.outputLines
         #expect(lines.first?.hasPrefix("FUNCTION") == true, "\(outcome)")
         let ids = lines.dropFirst().compactMap { $0.split(separator: " ").first.map(String.init) }
-        #expect(ids.sorted() == ["articles.nearby", "contacts.discovery", "contacts.tuples", "identity", "location.region", "photos.labels", "photos.summary", "weather.current"])
+        #expect(ids.sorted() == ["articles.nearby", "contacts.discovery", "contacts.tuples", "identity", "location.bounds", "location.region", "photos.labels", "photos.summary", "weather.current"])
     }
 
     @Test("schema lists Contact, Location and Photos with their columns")

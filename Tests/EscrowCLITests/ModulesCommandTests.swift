@@ -8,7 +8,7 @@ import WAT
 /// module can do read from its imports, kept by its SHA-256, found by id or digest prefix; hostile
 /// files refused with their reason; a module's dataflow shown, approved, run, listed, and its
 /// module removed and brought again.
-@Suite("escrow modules and escrow run --module: compute modules an app brings")
+@Suite("escrow modules and escrow run --module: compute modules an app brings", .serialized)
 struct ModulesCommandTests {
     static let places = "SELECT latitude, longitude FROM Location"
     static let boundsID = "example.location-bounds"

@@ -24,7 +24,7 @@ struct ComputeServerEndToEndTests {
             #expect(catalog.serverID == "compute-7")
             let remote = try catalog.functions.map(FunctionDescriptor.init)
             #expect(remote == EscrowFunctions.catalog.descriptors)
-            #expect(remote.map(\.id) == ["articles.nearby", "contacts.discovery", "contacts.tuples", "identity", "location.region", "photos.labels", "photos.summary", "weather.current"])
+            #expect(remote.map(\.id) == ["articles.nearby", "contacts.discovery", "contacts.tuples", "identity", "location.bounds", "location.region", "photos.labels", "photos.summary", "weather.current"])
             try await connection.ping()
         }
     }

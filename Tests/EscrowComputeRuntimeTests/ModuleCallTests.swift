@@ -10,7 +10,7 @@ import WAT
 /// server asks for a module it does not have, runs it once sent and keeps it; it refuses bytes
 /// that are another module, a module that is not one, a module its operator does not accept, and
 /// a call that contradicts itself, each with its own error code, and goes on serving.
-@Suite(.devCertificates)
+@Suite(.devCertificates, .serialized)
 struct ModuleCallTests {
     private let certificates: TestCertificates
 

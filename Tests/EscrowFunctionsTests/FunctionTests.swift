@@ -49,8 +49,8 @@ import Testing
     }
 
     @Test func catalogShipsThePaperFunctions() throws {
-        #expect(EscrowFunctions.catalog.descriptors.map(\.id) == ["articles.nearby", "contacts.discovery", "contacts.tuples", "identity", "location.region", "photos.labels", "photos.summary", "weather.current"])
-        #expect(throws: CatalogError.unknownFunction("weather.magic", available: ["articles.nearby", "contacts.discovery", "contacts.tuples", "identity", "location.region", "photos.labels", "photos.summary", "weather.current"])) {
+        #expect(EscrowFunctions.catalog.descriptors.map(\.id) == ["articles.nearby", "contacts.discovery", "contacts.tuples", "identity", "location.bounds", "location.region", "photos.labels", "photos.summary", "weather.current"])
+        #expect(throws: CatalogError.unknownFunction("weather.magic", available: ["articles.nearby", "contacts.discovery", "contacts.tuples", "identity", "location.bounds", "location.region", "photos.labels", "photos.summary", "weather.current"])) {
             try EscrowFunctions.catalog.function("weather.magic")
         }
     }

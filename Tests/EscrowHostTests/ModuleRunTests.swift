@@ -14,7 +14,7 @@ import WAT
 /// same output as the equivalent Swift function, a changed module a new pending flow, hostile
 /// modules refused or stopped with their own errors and audited while the host goes on serving,
 /// and a module's requests recorded and blocked like a function's.
-@Suite struct ModuleRunTests {
+@Suite(.serialized) struct ModuleRunTests {
     let logger = Logger(label: "test")
     static let places = "SELECT latitude, longitude FROM Location"
 
@@ -145,36 +145,42 @@ import WAT
     static let limits = [(ModuleSettings.fuelName, "2000000"), (ModuleSettings.memoryName, "2")]
     static let serverLimits = ["--module-fuel", "2000000", "--module-memory-mb", "2"]
 
-    @Test(arguments: Place.allCases, hostile)
-    func aHostileModuleFailsWithItsOwnErrorIsAuditedAndTheHostGoesOnServing(_ place: Place, _ hostile: Hostile) async throws {
-        let bytes = try hostile.bytes()
+    /// All hostile modules on one host (and one compute server), one after the other: each is
+    /// refused or stopped with its own error and audited, and the host serves the next.
+    @Test(arguments: Place.allCases)
+    func aHostileModuleFailsWithItsOwnErrorIsAuditedAndTheHostGoesOnServing(_ place: Place) async throws {
         try await place.with(serverArguments: Self.serverLimits) { host, destination in
             for (name, value) in Self.limits { try host.flows.state.setSetting(name, to: value) }
-            let request = DataflowRequest(app: "org.example.hostile", purpose: "Test the sandbox", access: Self.places,
-                                          compute: "", destination: destination, module: .bytes(bytes))
-            do {
-                _ = try await host.runApproving(request, accuracy: .exact)
-                Issue.record("\(hostile.name) produced an output")
-            } catch {
-                #expect("\(error)".contains(hostile.says), "\(error)")
-                if hostile.refusedWhenAdded {
-                    #expect(error is ModuleError, "\(error)")
-                    #expect(AppFailure(hostError: error).kind == .invalidModule)
-                    #expect(try host.flows.list().isEmpty, "a refused module is no flow to decide on")
-                    #expect(try host.modules.list().isEmpty, "a refused module is not kept")
-                } else {
-                    guard case RunError.moduleFailed = error else { Issue.record("\(error)"); return }
-                    #expect(AppFailure(hostError: error).kind == .functionFailed)
+            for hostile in Self.hostile {
+                let bytes = try hostile.bytes()
+                let request = DataflowRequest(app: "org.example.hostile", purpose: "Test the sandbox", access: Self.places,
+                                              compute: "", destination: destination, module: .bytes(bytes))
+                do {
+                    _ = try await host.runApproving(request, accuracy: .exact)
+                    Issue.record("\(hostile.name) produced an output")
+                } catch {
+                    #expect("\(error)".contains(hostile.says), "\(hostile.name): \(error)")
+                    if hostile.refusedWhenAdded {
+                        #expect(error is ModuleError, "\(hostile.name): \(error)")
+                        #expect(AppFailure(hostError: error).kind == .invalidModule)
+                        #expect(try host.flows.list().allSatisfy { $0.function.codeDigest != ComputeModule.sha256(of: bytes) },
+                                "a refused module is no flow to decide on")
+                        #expect(!host.modules.keeps(ComputeModule.sha256(of: bytes)), "a refused module is not kept")
+                    } else {
+                        guard case RunError.moduleFailed = error else { Issue.record("\(hostile.name): \(error)"); continue }
+                        #expect(AppFailure(hostError: error).kind == .functionFailed)
+                    }
                 }
+                let entry = try #require(try host.audit.entries().last)
+                #expect(entry.facts.outcome == .failed, "\(hostile.name)")
+                #expect(entry.facts.reason?.contains(hostile.says) == true, "\(hostile.name): \(entry.facts.reason ?? "")")
+                #expect(entry.facts.moduleSHA256 == ComputeModule.sha256(of: bytes))
+                // The host goes on serving, modules and functions alike.
+                let good = try await host.runApproving(Self.bounds(try ExampleModules.bytes("location-bounds"), on: destination),
+                                                       accuracy: .exact)
+                #expect(good.output.rowCount == 1)
             }
-            let entry = try #require(try host.audit.entries().last)
-            #expect(entry.facts.outcome == .failed)
-            #expect(entry.facts.reason?.contains(hostile.says) == true, "\(entry.facts.reason ?? "")")
-            #expect(entry.facts.moduleSHA256 == ComputeModule.sha256(of: bytes))
             #expect(try host.audit.verify() == .intact(entries: try host.audit.entries().count))
-            // The host goes on serving, modules and functions alike.
-            let good = try await host.runApproving(Self.bounds(try ExampleModules.bytes("location-bounds"), on: destination), accuracy: .exact)
-            #expect(good.output.rowCount == 1)
         }
     }
 

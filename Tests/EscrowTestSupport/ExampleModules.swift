@@ -6,12 +6,16 @@ import Synchronization
 /// (scripts/test.sh runs it first; a test that finds a module missing builds it), and helpers to
 /// make hostile modules.
 public enum ExampleModules {
-    private static let building = Mutex(())
+    /// The modules checked (and built when stale) by this process: each once.
+    private static let checked = Mutex(Set<String>())
 
-    /// Where the module `name` (a folder of Examples/Modules) is built.
+    /// Where the module `name` (a folder of Examples/Modules) is built. The first call for a name
+    /// builds it when it is missing or older than the sources (scripts/test.sh builds them all
+    /// before the tests, so that is rare); later calls only name the file.
     public static func url(_ name: String) throws -> URL {
         let url = BuiltExecutable.packageRoot.appendingPathComponent(".build/modules/\(name).wasm")
-        try building.withLock { _ in
+        try checked.withLock { checked in
+            guard !checked.contains(name) else { return }
             let sources = BuiltExecutable.packageRoot.appendingPathComponent("Examples/Modules")
             if !FileManager.default.fileExists(atPath: url.path) || isOlder(url, than: sources) {
                 let script = BuiltExecutable.packageRoot.appendingPathComponent("scripts/build-modules.sh")
@@ -20,6 +24,7 @@ public enum ExampleModules {
                     throw ExampleModuleError(description: "scripts/build-modules.sh \(name) failed: \(result.errors)")
                 }
             }
+            checked.insert(name)
         }
         return url
     }

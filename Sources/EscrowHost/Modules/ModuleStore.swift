@@ -26,6 +26,12 @@ public struct ModuleStore: Sendable {
     /// - Throws: `ModuleError` naming what is wrong with it, or that it could not be written.
     @discardableResult
     public func add(_ bytes: [UInt8]) throws(ModuleError) -> ComputeModule {
+        // An app sends its module with every run: one checked already is taken from the cache by
+        // its digest (its file written again should it have gone meanwhile).
+        if let cached = cache.module(ComputeModule.sha256(of: bytes)) {
+            if !FileManager.default.fileExists(atPath: file(cached.sha256).path) { try write(bytes, to: file(cached.sha256)) }
+            return cached
+        }
         let module = try ComputeModule(bytes: bytes)
         guard !reservedIDs.contains(module.manifest.id) else { throw .reservedID(module.manifest.id) }
         // A file that is missing, or no longer holds these bytes (damaged on disk), is written anew.
