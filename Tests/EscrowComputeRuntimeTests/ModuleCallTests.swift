@@ -176,10 +176,14 @@ struct ModuleCallTests {
         }, says: "has no \"escrow.module\" custom section"),
     ]
 
-    @Test(arguments: invalid)
-    func aModuleThatIsNotOneIsInvalidWithItsReasonAndNotKept(_ invalid: Invalid) async throws {
+    /// Every invalid module of the table, one after another on one server.
+    @Test func aModuleThatIsNotOneIsInvalidWithItsReasonAndNotKept() async throws {
         let server = try await ComputeServerProcess.start(certificates: certificates)
         defer { server.kill() }
+        for invalid in Self.invalid { try await check(invalid, on: server) }
+    }
+
+    private func check(_ invalid: Invalid, on server: ComputeServerProcess) async throws {
         let bytes = try invalid.bytes()
         let digest = ComputeModule.sha256(of: bytes)
         let descriptor = FunctionDescriptor(id: "test.hostile", version: 1, codeDigest: digest, summary: "")
@@ -251,10 +255,14 @@ struct ModuleCallTests {
                       says: "module_sha256 must be 64 lower-case hex digits"),
     ]
 
-    @Test(arguments: contradictions)
-    func aCallThatContradictsItselfIsABadRequest(_ contradiction: Contradiction) async throws {
+    /// Every contradiction of the table, one after another on one server.
+    @Test func aCallThatContradictsItselfIsABadRequest() async throws {
         let server = try await ComputeServerProcess.start(certificates: certificates)
         defer { server.kill() }
+        for contradiction in Self.contradictions { try await check(contradiction, on: server) }
+    }
+
+    private func check(_ contradiction: Contradiction, on server: ComputeServerProcess) async throws {
         let module = try Self.bounds()
         let descriptor = FunctionDescriptor(id: module.manifest.id, version: module.manifest.version,
                                             codeDigest: contradiction.codeDigest(module.sha256), summary: "")
@@ -270,10 +278,16 @@ struct ModuleCallTests {
         }
     }
 
-    @Test(arguments: [("example.other-bounds", 1), ("example.location-bounds", 2)])
-    func aModuleWhoseManifestIsNotTheCallsFunctionIsADigestMismatch(id: String, version: Int) async throws {
+    /// Another id, then another version, on one server.
+    @Test func aModuleWhoseManifestIsNotTheCallsFunctionIsADigestMismatch() async throws {
         let server = try await ComputeServerProcess.start(certificates: certificates)
         defer { server.kill() }
+        for (id, version) in [("example.other-bounds", 1), ("example.location-bounds", 2)] {
+            try await checkManifestMismatch(id: id, version: version, on: server)
+        }
+    }
+
+    private func checkManifestMismatch(id: String, version: Int, on server: ComputeServerProcess) async throws {
         let module = try Self.bounds()
         let descriptor = FunctionDescriptor(id: id, version: version, codeDigest: module.sha256, summary: "")
         try await RemoteFixtures.withConnection(to: server) { connection in
