@@ -26,11 +26,18 @@ public struct ComputeServerConfiguration: Sendable {
     public var connectionLimits: ConnectionLimits
     /// Which compute modules the server runs, and under which limits.
     public var modules: ServerModulePolicy
+    /// Where the health and metrics listener listens (plain HTTP: `/healthz`, `/readyz`,
+    /// `/metrics`); nil: none. Port 0 picks a free port.
+    public var health: (host: String, port: Int)?
+    /// How long a graceful shutdown keeps taking calls after readiness turned off, so an
+    /// orchestrator sees it and sends new calls elsewhere first.
+    public var readinessDrainDelay: Duration
 
     public init(host: String, port: Int, tls: TLSFiles, serverID: String = "escrow-compute",
                 maximumMessageLength: Int = RPCLimits.defaultMaximumMessageLength,
                 maximumConcurrency: Int = 2 * System.coreCount, drainTimeout: Duration = .seconds(30),
-                connectionLimits: ConnectionLimits = ConnectionLimits(), modules: ServerModulePolicy = ServerModulePolicy()) {
+                connectionLimits: ConnectionLimits = ConnectionLimits(), modules: ServerModulePolicy = ServerModulePolicy(),
+                health: (host: String, port: Int)? = nil, readinessDrainDelay: Duration = .zero) {
         self.host = host
         self.port = port
         self.tls = tls
@@ -40,6 +47,8 @@ public struct ComputeServerConfiguration: Sendable {
         self.drainTimeout = drainTimeout
         self.connectionLimits = connectionLimits
         self.modules = modules
+        self.health = health
+        self.readinessDrainDelay = readinessDrainDelay
     }
 }
 
@@ -62,7 +71,10 @@ public final class ComputeServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let state: ServerState
     private let modules: ServerModules
+    /// What the server counts, served at `/metrics` when the health listener is on.
+    public let metrics = ServerMetrics()
     private let listener = Mutex<(any Channel)?>(nil)
+    private let healthListener = Mutex<HealthListener?>(nil)
 
     /// - Parameters:
     ///   - network: the client the functions reach the network through.
@@ -94,6 +106,7 @@ public final class ComputeServer: Sendable {
         let logger = self.logger
         let state = self.state
         let modules = self.modules
+        let metrics = self.metrics
         let maximumMessageLength = configuration.maximumMessageLength
         let limits = configuration.connectionLimits
         let catalogEnvelope = ServerConnectionHandler.catalogMessage(catalog, serverID: configuration.serverID)
@@ -120,8 +133,8 @@ public final class ComputeServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(deadlines)
                     try channel.pipeline.syncOperations.addHandler(
                         ServerConnectionHandler(catalog: catalog, catalogMessage: catalogEnvelope, state: state,
-                                                deadlines: deadlines, network: network, modules: modules, witness: witness,
-                                                logger: logger))
+                                                deadlines: deadlines, network: network, modules: modules, metrics: metrics,
+                                                witness: witness, logger: logger))
                 }
             }
         do {
@@ -129,6 +142,17 @@ public final class ComputeServer: Sendable {
             listener.withLock { $0 = channel }
             guard let port = channel.localAddress?.port else { throw RPCError.connectionFailed("no local address") }
             logger.info("compute server listening", metadata: ["port": "\(port)", "functions": "\(catalog.descriptors.count)"])
+            if let health = configuration.health {
+                do {
+                    let started = try await HealthListener.start(host: health.host, port: health.port, state: state, metrics: metrics,
+                                                                 modules: modules, group: group)
+                    healthListener.withLock { $0 = started }
+                    logger.info("health listener", metadata: ["port": "\(started.port)"])
+                } catch {
+                    try? await channel.close()
+                    throw RPCError.connectionFailed("cannot listen for health checks on \(health.host):\(health.port): \(SocketFailure.reason(error))")
+                }
+            }
             return port
         } catch let error as RPCError {
             throw error
@@ -137,9 +161,18 @@ public final class ComputeServer: Sendable {
         }
     }
 
+    /// The health listener's port, when it listens.
+    public var healthPort: Int? { healthListener.withLock { $0?.port } }
+
     /// Stops accepting, waits for running calls (new calls are answered SHUTTING_DOWN), closes
     /// every connection and stops the threads.
     public func shutdown() async {
+        // Readiness first: an orchestrator stops sending calls here while the server still takes
+        // the ones already on their way.
+        state.stopBeingReady()
+        if configuration.readinessDrainDelay > .zero {
+            try? await Task.sleep(for: configuration.readinessDrainDelay)
+        }
         state.beginDraining()
         let channel = listener.withLock { channel -> (any Channel)? in
             defer { channel = nil }
@@ -153,6 +186,7 @@ public final class ComputeServer: Sendable {
         for connection in state.connections.all() {
             try? await connection.close()
         }
+        await healthListener.withLock { $0 }?.close()
         try? await group.shutdownGracefully()
         logger.info("compute server stopped")
     }
@@ -163,6 +197,7 @@ final class ServerState: Sendable {
     private struct Counts {
         var running = 0
         var draining = false
+        var ready = true
     }
 
     let maximumConcurrency: Int
@@ -172,6 +207,20 @@ final class ServerState: Sendable {
     init(maximumConcurrency: Int, connections: ConnectionRegistry) {
         self.maximumConcurrency = max(1, maximumConcurrency)
         self.connections = connections
+    }
+
+    /// Why the server is not ready for calls (`/readyz`), or nil when it is.
+    var readiness: String? {
+        counts.withLock { counts in
+            if counts.draining || !counts.ready { return "draining: shutting down, send calls elsewhere" }
+            if counts.running >= maximumConcurrency { return "busy: \(counts.running) calls running, its limit" }
+            return nil
+        }
+    }
+
+    /// Turns readiness off (the first step of a graceful shutdown); calls are still taken.
+    func stopBeingReady() {
+        counts.withLock { $0.ready = false }
     }
 
     /// Why a new call may not start, or nil when it may (and is then counted as running).

@@ -2,6 +2,7 @@ import EscrowWire
 import EscrowCore
 import EscrowEgress
 import EscrowModules
+import CoreMetrics
 import Logging
 import NIOCore
 import NIOSSL
@@ -27,6 +28,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     private let network: any NetworkClient
     /// The compute modules this server runs.
     private let modules: ServerModules
+    private let metrics: ServerMetrics
     /// The witness store, when this server is a witness (`--witness-store`).
     let witness: AuditWitnessStore?
     let logger: Logger
@@ -38,13 +40,14 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
 
     init(catalog: FunctionCatalog, catalogMessage: Escrow_V1_Catalog, state: ServerState,
          deadlines: ConnectionDeadlineHandler, network: any NetworkClient, modules: ServerModules,
-         witness: AuditWitnessStore? = nil, logger: Logger) {
+         metrics: ServerMetrics, witness: AuditWitnessStore? = nil, logger: Logger) {
         self.catalog = catalog
         self.catalogMessage = catalogMessage
         self.state = state
         self.deadlines = deadlines
         self.network = network
         self.modules = modules
+        self.metrics = metrics
         self.witness = witness
         self.logger = logger
     }
@@ -58,6 +61,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let received = unwrapInboundIn(data)
+        metrics.bytesIn.increment(by: received.byteCount)
         let envelope = received.envelope
         let id = envelope.requestID
         switch envelope.body {
@@ -158,6 +162,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
             return
         }
 
+        (request.moduleSha256.isEmpty ? metrics.calls : metrics.moduleCalls).increment()
         let channel = context.channel
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let state = self.state
@@ -169,7 +174,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         let call = Call(target: target, input: input, deadlineMs: request.deadlineMs,
                         context: ComputeContext(parameters: ComputeParameters(request.parameters), network: recorder),
                         recorder: recorder, id: id, functionID: request.functionID)
-        let task = Self.launch(call, reply: reply)
+        let task = Self.launch(call, metrics: metrics, reply: reply)
         // The deadline runs on the event loop, not in the task pool: CPU-bound calls filling the
         // pool cannot delay it. When it fires first, the caller gets DEADLINE_EXCEEDED at once and
         // the function is told to stop; the call still counts as running until it returns.
@@ -217,9 +222,12 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
 
     /// Runs the call in a task of its own, which also encodes the reply (nil when it cannot be
     /// encoded), so a large output is not serialized on the event loop.
-    private static func launch(_ call: Call, reply: @escaping @Sendable (ByteBuffer?) -> Void) -> Task<Void, Never> {
+    private static func launch(_ call: Call, metrics: ServerMetrics, reply: @escaping @Sendable (ByteBuffer?) -> Void) -> Task<Void, Never> {
         Task {
+            let started = ContinuousClock.now
             var (envelope, output) = await compute(call, id: call.id, functionID: call.functionID)
+            metrics.callDuration.recordNanoseconds(Int64(clamping: (ContinuousClock.now - started).microseconds * 1000))
+            if case .error(let error)? = envelope.body { metrics.answered(error.code) } else { metrics.answered(nil) }
             let egress = call.recorder.observations.map(Escrow_V1_EgressRequest.init)
             switch envelope.body {
             case .computeResponse(var response)?:
@@ -258,6 +266,7 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
             logger.error("cannot encode a reply", metadata: ["request": "\(id)"])
             return
         }
+        metrics.bytesOut.increment(by: reply.readableBytes)
         channel.writeAndFlush(reply).whenComplete { _ in state.finished() }
     }
 
@@ -327,8 +336,11 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     }
 
     func write(_ envelope: Escrow_V1_Envelope, context: ChannelHandlerContext) {
+        if case .error(let error)? = envelope.body { metrics.answered(error.code) }
         do {
-            context.writeAndFlush(wrapOutboundOut(try envelope.message()), promise: nil)
+            let message = try envelope.message()
+            metrics.bytesOut.increment(by: message.readableBytes)
+            context.writeAndFlush(wrapOutboundOut(message), promise: nil)
         } catch {
             logger.error("cannot encode a reply", metadata: ["error": "\(error)"])
         }

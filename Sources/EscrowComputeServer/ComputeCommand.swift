@@ -102,6 +102,16 @@ struct ComputeCommand: AsyncParsableCommand {
             help: ArgumentHelp("Wall-clock time one module run may take (and at most the call's deadline).", valueName: "MS"))
     var moduleWallTime = ModuleSandbox.milliseconds(ModuleLimits.default.wallTime)
 
+    @Option(name: .customLong("health-listen"),
+            help: ArgumentHelp("Also serve /healthz, /readyz and /metrics (Prometheus) over plain HTTP here; off by default.",
+                               valueName: "HOST:PORT"))
+    var healthListen: String?
+
+    @Option(name: .customLong("readiness-drain-delay"),
+            help: ArgumentHelp("On SIGTERM, how long /readyz answers 503 while calls are still taken, before draining.",
+                               valueName: "SECONDS"))
+    var readinessDrainDelay: Double = 0
+
     @Flag(name: .shortAndLong, help: "Log connections and errors (never payloads) to standard error.")
     var verbose = false
 
@@ -131,6 +141,10 @@ struct ComputeCommand: AsyncParsableCommand {
         for digest in allowedModules where !(digest.count == 64 && digest.allSatisfy(\.isHexDigit)) {
             throw ValidationError("--allow-module \(digest): give a module's SHA-256 as 64 hex digits (escrow modules list shows them)")
         }
+        if let healthListen { _ = try Self.hostAndPort(healthListen, option: "--health-listen") }
+        guard readinessDrainDelay >= 0 && readinessDrainDelay <= 600 else {
+            throw ValidationError("--readiness-drain-delay must be from 0 to 600 seconds")
+        }
         guard moduleCache >= 1 else { throw ValidationError("--module-cache must be at least 1") }
         guard ModuleLimits.fuelRange.contains(moduleFuel) else {
             throw ValidationError("--module-fuel must be from \(ModuleLimits.fuelRange.lowerBound) to \(ModuleLimits.fuelRange.upperBound)")
@@ -148,13 +162,13 @@ struct ComputeCommand: AsyncParsableCommand {
         }
     }
 
-    static func hostAndPort(_ text: String) throws -> (host: String, port: Int) {
+    static func hostAndPort(_ text: String, option: String = "--listen") throws -> (host: String, port: Int) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
-            throw ValidationError("--listen \(text): expected HOST:PORT, e.g. 127.0.0.1:7443")
+            throw ValidationError("\(option) \(text): expected HOST:PORT, e.g. 127.0.0.1:7443")
         }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { throw ValidationError("--listen \(text): the host is missing") }
+        guard !host.isEmpty else { throw ValidationError("\(option) \(text): the host is missing") }
         return (host, port)
     }
 
@@ -180,11 +194,18 @@ struct ComputeCommand: AsyncParsableCommand {
                 serverID: serverID, maximumMessageLength: maximumMessage, maximumConcurrency: maximumConcurrency,
                 connectionLimits: ConnectionLimits(maximumConnections: maximumConnections, handshakeTimeout: .seconds(handshakeTimeout),
                                                    firstRequestTimeout: .seconds(firstRequestTimeout), idleTimeout: .seconds(idleTimeout)),
-                modules: modulePolicy),
+                modules: modulePolicy,
+                health: try healthListen.map { try Self.hostAndPort($0, option: "--health-listen") },
+                readinessDrainDelay: .milliseconds(Int64(readinessDrainDelay * 1000))),
             catalog: EscrowFunctions.catalog, network: HTTPNetworkClient(resolve: try HostResolution(parsing: resolve)),
             witness: witness, logger: logger)
         do {
             let boundPort = try await server.start()
+            if let healthPort = server.healthPort, let health = healthListen {
+                // Before "listening on": a reader that waits for that line finds both.
+                let healthHost = (try? Self.hostAndPort(health, option: "--health-listen").host) ?? host
+                FileHandle.standardOutput.write(Data("health on \(healthHost):\(healthPort)\n".utf8))
+            }
             FileHandle.standardOutput.write(Data("listening on \(host):\(boundPort)\n".utf8))
         } catch {
             // Setting up (TLS files, the address) fails with a reason that needs no "cannot connect" prefix.

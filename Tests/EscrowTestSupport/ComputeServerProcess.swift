@@ -14,15 +14,18 @@ import Glibc
 /// Thread safety: all methods may be called from any task.
 public final class ComputeServerProcess: Sendable {
     public let port: Int
+    /// The health listener's port, when started with `--health-listen`.
+    public let healthPort: Int?
     private let process: Process
     /// The server's standard output, kept open for its life (it prints only the listening line).
     private let output: Pipe
     private let errorLog: URL
 
-    private init(process: Process, output: Pipe, port: Int, errorLog: URL) {
+    private init(process: Process, output: Pipe, port: Int, healthPort: Int?, errorLog: URL) {
         self.process = process
         self.output = output
         self.port = port
+        self.healthPort = healthPort
         self.errorLog = errorLog
     }
 
@@ -72,7 +75,8 @@ public final class ComputeServerProcess: Sendable {
         let deadline = clock.now + timeout
         while clock.now < deadline {
             if let port = Self.port(in: printed.text) {
-                return ComputeServerProcess(process: process, output: output, port: port, errorLog: errorLog)
+                return ComputeServerProcess(process: process, output: output, port: port,
+                                            healthPort: Self.port(in: printed.text, after: "health on "), errorLog: errorLog)
             }
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(10))
@@ -100,9 +104,9 @@ public final class ComputeServerProcess: Sendable {
         return (process.terminationStatus, String(decoding: printed, as: UTF8.self))
     }
 
-    /// The port of a "listening on HOST:PORT" line.
-    private static func port(in text: String) -> Int? {
-        for line in text.split(separator: "\n") where line.hasPrefix("listening on ") {
+    /// The port of a "listening on HOST:PORT" line (or another prefix's).
+    private static func port(in text: String, after prefix: String = "listening on ") -> Int? {
+        for line in text.split(separator: "\n") where line.hasPrefix(prefix) {
             if let colon = line.lastIndex(of: ":"), let port = Int(line[line.index(after: colon)...]) { return port }
         }
         return nil
