@@ -21,6 +21,7 @@ packages=(
   publicsuffix        # the Public Suffix List: registrable domains of the hosts compute code contacts
   webext-ublock-origin-firefox  # EasyList and EasyPrivacy: which of those hosts track people
   python3             # scripts/check-modules.py: the module graph's rules (standard library only)
+  python3-venv        # scripts/check-deploy.sh: kubernetes-validate and checkov in a virtual environment under .build/
   chromium            # the HTML transparency report's test renders it headless (ChromiumReportTests)
 )
 

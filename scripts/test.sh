@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 echo "== checking the module graph (scripts/module-rules.txt)"
 ./scripts/check-modules.py
+echo "== checking the deployment files (deploy/: Kubernetes schemas, checkov; the first run installs the tools)"
+./scripts/check-deploy.sh
+./scripts/check-deploy.sh --self-test
 echo "== building (first build takes a few minutes)"
 swift build --build-tests
 echo "== building the example compute modules (Examples/Modules, docs/MODULES.md)"

@@ -71,7 +71,7 @@ struct HealthAndMetricsTests {
 
     @Test func onSIGTERMReadinessTurnsOffFirstWhileLivenessStaysAndCallsAreStillTaken() async throws {
         let server = try await ComputeServerProcess.start(certificates: certificates, extraArguments: [
-            "--health-listen", "127.0.0.1:0", "--readiness-drain-delay", "3",
+            "--health-listen", "127.0.0.1:0", "--readiness-drain-delay", "10",
         ])
         defer { server.kill() }
         let port = try #require(server.healthPort)
@@ -93,6 +93,6 @@ struct HealthAndMetricsTests {
             let output = try await connection.compute(bounds, input: input, parameters: ComputeParameters(), deadline: .seconds(20))
             #expect(output.output.rowCount == 1, "a call on its way during the delay is still served")
         }
-        #expect(try await server.waitForExit(timeout: .seconds(30)) == 0)
+        #expect(try await server.waitForExit(timeout: .seconds(90)) == 0)
     }
 }
