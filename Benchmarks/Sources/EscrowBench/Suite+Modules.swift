@@ -211,14 +211,7 @@ extension Suite {
                 }
                 return (nativeTime.seconds / Double(calls), moduleTime.seconds / Double(calls), first.seconds / Double(firsts))
             },
-            tearDown: { fixture in
-                let done = DispatchSemaphore(value: 0)
-                Task {
-                    await fixture.close()
-                    done.signal()
-                }
-                done.wait()
-            }
+            tearDown: { fixture in fixture.closeWaiting() }
         )
         return [
             FigureResult(name: "server call, location.bounds (native)", unit: .microseconds, seconds: samples.map(\.native)),

@@ -37,6 +37,16 @@ extension Suite {
             await connection.close()
             await server.shutdown()
         }
+
+        /// `close()`, waited for from a synchronous tear-down.
+        func closeWaiting() {
+            let semaphore = DispatchSemaphore(value: 0)
+            Task {
+                await close()
+                semaphore.signal()
+            }
+            semaphore.wait()
+        }
     }
 
     /// A compute server and a connection to it, with the certificates in `folder` (from
@@ -101,12 +111,7 @@ extension Suite {
                 return (smallTime.seconds / Double(calls), largeTime.seconds)
             },
             tearDown: { fixture in
-                let semaphore = DispatchSemaphore(value: 0)
-                Task {
-                    await fixture.close()
-                    semaphore.signal()
-                }
-                semaphore.wait()
+                fixture.closeWaiting()
                 try? FileManager.default.removeItem(at: fixture.folder)
             }
         )
