@@ -23,6 +23,8 @@ packages=(
   python3             # scripts/check-modules.py: the module graph's rules (standard library only)
   python3-venv        # scripts/check-deploy.sh: kubernetes-validate and checkov in a virtual environment under .build/
   chromium            # the HTML transparency report's test renders it headless (ChromiumReportTests)
+  haproxy             # the compute tier test: replicas behind a TCP balancer with health checks (TierTests)
+  iproute2            # the compute tier test: each replica in a network namespace of its own (ip netns, veth)
 )
 
 missing=()

@@ -46,6 +46,13 @@ enum AuditRendering {
             ("Rows read", String(facts.rowsRead)),
             ("Bytes to compute", String(facts.bytesToCompute)),
             ("Where it ran", PlainWords.place(facts.destination)),
+        ]
+        let attempts = facts.attempts.map(attemptLine)
+        if !attempts.isEmpty {
+            lines.append(("Attempts", attempts[0]))
+            lines += attempts.dropFirst().map { ("", $0) }
+        }
+        lines += [
             ("Bytes sent to server", String(facts.bytesSent)),
             ("Bytes from server", String(facts.bytesReceived)),
             ("Server latency", facts.serverLatencyMs.map { PlainWords.milliseconds($0) + " ms" } ?? "none (no server)"),
@@ -84,6 +91,19 @@ enum AuditRendering {
         if let tracker = record.tracker { text += ", tracker (\(tracker))" }
         if observation.sentData { text += ", sent values of your data" }
         return text
+    }
+
+    /// One address a remote run tried: `10.0.0.5:7443 answered`, `10.0.0.6:7443 unreachable
+    /// (connection refused): nothing was sent`, `… unanswered (…): it may have run there; not sent again`.
+    static func attemptLine(_ attempt: ServerAttempt) -> String {
+        let error = attempt.error.map { " (\($0))" } ?? ""
+        return switch attempt.outcome {
+        case .answered: "\(attempt.address) answered"
+        case .unreachable: "\(attempt.address) unreachable\(error): nothing was sent"
+        case .notSent: "\(attempt.address) not sent\(error): the connection broke before the call was written"
+        case .declined: "\(attempt.address) declined\(error): it did not run the function"
+        case .unanswered: "\(attempt.address) unanswered\(error): it may have run there, so it was not sent again"
+        }
     }
 
     // MARK: JSON
@@ -160,6 +180,15 @@ enum AuditRendering {
                     object.field("blocked") { $0.bool(observation.blocked) }
                     object.field("tracker", record.tracker)
                     object.field("sentData") { $0.bool(observation.sentData) }
+                }
+            }
+        }
+        object.field("attempts") { writer in
+            writer.array(facts.attempts) { writer, attempt in
+                writer.object { object in
+                    object.field("address", attempt.address)
+                    object.field("outcome", attempt.outcome.rawValue)
+                    object.field("error", attempt.error)
                 }
             }
         }

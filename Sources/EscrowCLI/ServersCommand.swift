@@ -15,7 +15,7 @@ struct ServersCommand: AsyncParsableCommand {
                 --client-cert client.pem --client-key client-key.pem
               escrow servers
             """,
-        subcommands: [ServersListCommand.self, ServersAddCommand.self, ServersRemoveCommand.self],
+        subcommands: [ServersListCommand.self, ServersAddCommand.self, ServersShowCommand.self, ServersRemoveCommand.self],
         defaultSubcommand: ServersListCommand.self
     )
 }
@@ -40,7 +40,7 @@ struct ServersAddCommand: AsyncParsableCommand {
     @Argument(help: "The server id apps name with --server.")
     var id: String
 
-    @Option(help: ArgumentHelp("HOST:PORT of the server (repeatable: tried in order).", valueName: "HOST:PORT"))
+    @Option(help: ArgumentHelp("HOST:PORT of the server (repeatable: replicas of one server; each host starts at its own place in the list and skips an address that failed for a while).", valueName: "HOST:PORT"))
     var address: [String] = []
 
     @Option(help: ArgumentHelp("The escrow CA the server's certificate must chain to (PEM).", valueName: "FILE"))
@@ -95,6 +95,44 @@ struct ServersListCommand: AsyncParsableCommand {
                 print(TextTable.render(header: ["SERVER", "ADDRESSES", "CERTIFICATE NAME", "ADDED (UTC)"],
                                        rows: servers.map { [$0.id, $0.addresses.joined(separator: ", "), $0.serverName, $0.addedAt] }),
                       terminator: "")
+            }
+        }
+    }
+}
+
+struct ServersShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Show a compute server and the state of each of its addresses.",
+        discussion: """
+            An address that failed (refused, unreachable, shutting down, a call that broke)
+            is skipped for a back-off period — 1 s after one failure, doubling up to 30 s —
+            and tried again afterwards; it counts as working again once a connection to it
+            succeeds. `escrow audit show SEQ` lists the addresses a run tried.
+
+            Example:
+              escrow servers show compute-1 --json
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The server id.")
+    var id: String
+
+    @Flag(help: "Print the server and its addresses' states as a JSON object.")
+    var json = false
+
+    func run() async throws {
+        try await reportingErrors {
+            let registry = try global.serverRegistry()
+            let server = try registry.server(id)
+            let states = try registry.states(of: id)
+            let now = registry.state.clock.now().seconds
+            if json {
+                print(ServerRendering.json(server, states: states, now: now))
+            } else {
+                print(ServerRendering.text(server, states: states, now: now), terminator: "")
             }
         }
     }

@@ -83,6 +83,12 @@ public final class EscrowHost: Sendable {
         applyRetention()
     }
 
+    /// Makes this host try every compute server's addresses from the `index`th on (modulo their
+    /// count), instead of from a place chosen at random per host: for tests of failover.
+    package func startServerAddresses(at index: Int) {
+        remote.startAddresses(at: index)
+    }
+
     /// Runs a dataflow and returns compute()'s output.
     ///
     /// - Throws: `RequestTextError` for an app id, purpose, SQL or parameter that breaks
@@ -104,6 +110,7 @@ public final class EscrowHost: Sendable {
         let input: AccessResult
         let output: Frame
         var egress: Egress?
+        let attempts = ServerAttemptLog()
         do {
             flow = try await identify(request)
             facts.functionID = flow.function.id
@@ -117,8 +124,9 @@ public final class EscrowHost: Sendable {
             facts.rowsRead = input.rowCount
             facts.bytesToCompute = input.byteCount
             egress = Egress(filters: filters, input: input.frame, network: network, clock: clock)
-            let computed = try await compute(flow, inputs: inputs.map(\.frame), egress: egress)
+            let computed = try await compute(flow, inputs: inputs.map(\.frame), egress: egress, attempts: attempts)
             facts.egress = record(egress)
+            facts.attempts = attempts.all
             output = computed.output
             facts.bytesSent = computed.bytesSent
             facts.bytesReceived = computed.bytesReceived
@@ -135,6 +143,7 @@ public final class EscrowHost: Sendable {
             }
             // A function that failed may have contacted services before it did: that is recorded too.
             facts.egress = record(egress)
+            facts.attempts = attempts.all
             facts.outcome = Self.outcome(of: error)
             facts.reason = "\(error)"
             facts.durationMs = GuardClock.seconds(since: started) * 1000
@@ -279,14 +288,14 @@ public final class EscrowHost: Sendable {
     /// is asked again shortly, so k calls go through a server that takes fewer at once. Should any
     /// run fail, the whole run fails and the app gets no output: its request would have stood
     /// out among fewer (`KAnonymityError`, with how many completed).
-    func compute(_ flow: Dataflow, inputs: [Frame], egress: Egress?) async throws -> ComputeOutcome {
-        guard inputs.count > 1 else { return try await compute(flow, input: inputs[0], egress: egress) }
+    func compute(_ flow: Dataflow, inputs: [Frame], egress: Egress?, attempts: ServerAttemptLog) async throws -> ComputeOutcome {
+        guard inputs.count > 1 else { return try await compute(flow, input: inputs[0], egress: egress, attempts: attempts) }
         var outcomes: [Result<ComputeOutcome, any Error>] = Array(repeating: .failure(CancellationError()), count: inputs.count)
         await withTaskGroup(of: InputOutcome.self) { group in
             for index in inputs.indices.shuffled() {
                 group.addTask {
                     do {
-                        return InputOutcome(index: index, outcome: .success(try await self.computeWhenAccepted(flow, input: inputs[index], egress: egress)))
+                        return InputOutcome(index: index, outcome: .success(try await self.computeWhenAccepted(flow, input: inputs[index], egress: egress, attempts: attempts)))
                     } catch {
                         return InputOutcome(index: index, outcome: .failure(error))
                     }
@@ -327,11 +336,11 @@ public final class EscrowHost: Sendable {
 
     /// `compute(_:input:egress:)`, asked again while a compute server answers that it is busy
     /// (at most about ten seconds).
-    private func computeWhenAccepted(_ flow: Dataflow, input: Frame, egress: Egress?) async throws -> ComputeOutcome {
+    private func computeWhenAccepted(_ flow: Dataflow, input: Frame, egress: Egress?, attempts: ServerAttemptLog) async throws -> ComputeOutcome {
         var attempt = 0
         while true {
             do {
-                return try await compute(flow, input: input, egress: egress)
+                return try await compute(flow, input: input, egress: egress, attempts: attempts)
             } catch RPCError.remote(code: .overloaded, _) where attempt < 200 {
                 attempt += 1
                 try await Task.sleep(for: .milliseconds(min(50, 5 * attempt)))
@@ -341,12 +350,12 @@ public final class EscrowHost: Sendable {
 
     /// Step 4: call the registered function on Ds, here or on the flow's compute server. Its
     /// requests go through `egress`'s recorder here, or are reported back by the server into it.
-    func compute(_ flow: Dataflow, input: Frame, egress: Egress?) async throws -> ComputeOutcome {
-        if let module = flow.module { return try await compute(flow, module: module, input: input, egress: egress) }
+    func compute(_ flow: Dataflow, input: Frame, egress: Egress?, attempts: ServerAttemptLog) async throws -> ComputeOutcome {
+        if let module = flow.module { return try await compute(flow, module: module, input: input, egress: egress, attempts: attempts) }
         let function = try catalog.function(flow.function.id)
         if case .server(let serverID) = flow.request.destination {
             return try await remote.compute(on: serverID, function: flow.function, input: input,
-                                            parameters: flow.request.parameters, egress: egress)
+                                            parameters: flow.request.parameters, egress: egress, attempts: attempts)
         }
         let context = ComputeContext(parameters: flow.request.parameters, network: egress?.recorder ?? network)
         do {
@@ -359,12 +368,13 @@ public final class EscrowHost: Sendable {
     }
 
     /// Step 4 for a compute module: here, in the sandbox, under the home's limits.
-    private func compute(_ flow: Dataflow, module: ComputeModule, input: Frame, egress: Egress?) async throws -> ComputeOutcome {
+    private func compute(_ flow: Dataflow, module: ComputeModule, input: Frame, egress: Egress?,
+                         attempts: ServerAttemptLog) async throws -> ComputeOutcome {
         let id = module.manifest.id
         if case .server(let serverID) = flow.request.destination {
             do {
                 return try await remote.compute(on: serverID, function: flow.function, module: module, input: input,
-                                                parameters: flow.request.parameters, egress: egress)
+                                                parameters: flow.request.parameters, egress: egress, attempts: attempts)
             } catch RPCError.remote(code: .functionFailed, let message) {
                 throw RunError.moduleFailed(module: "\(id)@\(module.manifest.version) (\(module.sha256.prefix(12)))",
                                             underlying: .onServer(server: serverID, message))

@@ -165,8 +165,11 @@ public final class ComputeConnection: Sendable {
     ///     the call succeeded or failed (not called when the server reported none).
     ///   - module: for a compute module, its digest (and bytes, when the server answered
     ///     MODULE_NEEDED); `function` is then the module's descriptor.
+    ///   - sent: called once the request has been written to the connection. A call that fails
+    ///     before it was never delivered: the server cannot have run it.
     public func compute(_ function: FunctionDescriptor, input: Frame, parameters: ComputeParameters,
                         blockedDomains: [String] = [], module: ModuleCall? = nil, deadline: Duration,
+                        sent: (@Sendable () -> Void)? = nil,
                         egress: @Sendable ([EgressObservation]) -> Void = { _ in }) async throws -> RemoteComputeResult {
         var envelope = Escrow_V1_Envelope()
         envelope.computeRequest = .with {
@@ -185,7 +188,7 @@ public final class ComputeConnection: Sendable {
         let started = clock.now
         // The server answers DEADLINE_EXCEEDED itself; the client waits a little longer for that
         // answer (its own timer is for a server that answers nothing).
-        let reply = try await call(envelope, carrying: input, deadline: deadline + .seconds(2)) { error in
+        let reply = try await call(envelope, carrying: input, deadline: deadline + .seconds(2), sent: sent) { error in
             if !error.egress.isEmpty { egress(Escrow_V1_EgressRequest.observations(error.egress)) }
         }
         guard case .computeResponse(let response) = reply.envelope.envelope.body else {
@@ -231,10 +234,22 @@ public final class ComputeConnection: Sendable {
         try? await channel.close()
     }
 
+    /// Closes the connection once no call is waiting on it (at once when none is): the way to
+    /// retire a connection other tasks may still be using.
+    public func closeWhenIdle() {
+        let channel = self.channel
+        let handler = self.handler
+        channel.eventLoop.execute {
+            handler.value.closeWhenIdle(channel)
+        }
+    }
+
     /// Sends `envelope` (its body carrying `frame`, when given) with a fresh request id and waits
     /// for the envelope with the same id.
-    /// `failed` sees an error the other side answered with, before it is thrown.
+    /// `sent` is called once the message is written to the connection; `failed` sees an error
+    /// the other side answered with, before it is thrown.
     func call(_ envelope: Escrow_V1_Envelope, carrying carried: Frame? = nil, deadline: Duration,
+              sent: (@Sendable () -> Void)? = nil,
               failed: (Escrow_V1_Error) -> Void = { _ in }) async throws -> (envelope: ReceivedEnvelope, bytesSent: Int) {
         let id = nextID.withLock { id -> UInt64 in
             defer { id += 1 }
@@ -268,8 +283,11 @@ public final class ComputeConnection: Sendable {
                     return
                 }
                 handler.value.register(id, continuation: continuation, timeout: timeout)
-                channel.writeAndFlush(message).whenFailure { error in
-                    _ = handler.value.fail(id, with: RPCError.connectionFailed("\(error)"))
+                channel.writeAndFlush(message).whenComplete { result in
+                    switch result {
+                    case .success: sent?()
+                    case .failure(let error): _ = handler.value.fail(id, with: RPCError.connectionFailed("\(error)"))
+                    }
                 }
             }
         }
@@ -294,6 +312,24 @@ final class ClientConnectionHandler: ChannelInboundHandler, RemovableChannelHand
     private var pending: [UInt64: (continuation: CheckedContinuation<ReceivedEnvelope, any Error>, timeout: NIOScheduledCallback)] = [:]
     /// Why the connection closed, once it has.
     private(set) var closedBecause: (any Error)?
+    /// The channel to close when the last pending call is answered (`closeWhenIdle`).
+    private var retiring: (any Channel)?
+
+    func closeWhenIdle(_ channel: any Channel) {
+        if pending.isEmpty {
+            channel.close(promise: nil)
+        } else {
+            retiring = channel
+        }
+    }
+
+    /// Closes a retiring connection once nothing waits on it.
+    private func closeIfRetiredAndIdle() {
+        if pending.isEmpty, let channel = retiring {
+            retiring = nil
+            channel.close(promise: nil)
+        }
+    }
 
     func register(_ id: UInt64, continuation: CheckedContinuation<ReceivedEnvelope, any Error>, timeout: NIOScheduledCallback) {
         if let closedBecause {
@@ -310,6 +346,7 @@ final class ClientConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         guard let call = pending.removeValue(forKey: id) else { return false }
         call.timeout.cancel()
         call.continuation.resume(throwing: error)
+        closeIfRetiredAndIdle()
         return true
     }
 
@@ -324,6 +361,7 @@ final class ClientConnectionHandler: ChannelInboundHandler, RemovableChannelHand
         guard let call = pending.removeValue(forKey: id) else { return }
         call.timeout.cancel()
         call.continuation.resume(returning: received)
+        closeIfRetiredAndIdle()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -46,6 +46,9 @@ public struct AuditDraft: Sendable, Hashable {
     public var location: AuditLocation?
     /// The SHA-256 of the compute module the run ran, when it ran one (nil: a built-in function).
     public var moduleSHA256: String?
+    /// Every address of its compute server a remote run tried, in order, and what came of each
+    /// (empty for a run on the device).
+    public var attempts: [ServerAttempt] = []
 
     public init(flowID: String?, app: String, purpose: String, functionID: String, outcome: AuditOutcome,
                 reason: String? = nil, destination: String) {
@@ -152,6 +155,16 @@ public struct AuditEntry: Sendable, Hashable {
         if let module = facts.moduleSHA256 {
             encoder.append("module")
             encoder.append(module)
+        }
+        // Added in schema version 11: entries of runs on the device hash as before.
+        if !facts.attempts.isEmpty {
+            encoder.append("attempts")
+            encoder.append(Int64(facts.attempts.count))
+            for attempt in facts.attempts {
+                encoder.append(attempt.address)
+                encoder.append(attempt.outcome.rawValue)
+                encoder.append(attempt.error)
+            }
         }
         return encoder.sha256()
     }

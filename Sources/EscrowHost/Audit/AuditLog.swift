@@ -44,8 +44,8 @@ public struct AuditLog: Sendable {
                     INSERT INTO AuditEntry (seq, time, flowId, app, purpose, functionId, outcome, reason, reads, rowsRead,
                         bytesToCompute, destination, bytesSent, bytesReceived, serverLatencyMs, durationMs, outputSHA256,
                         prevHash, hash, caller, serverComputeMs, locationAccuracy, locationRadius, locationK, locationRuns,
-                        moduleSHA256)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        moduleSHA256, attempts)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """).run([
                         .integer(Int64(seq)), .text(time), .nullable(facts.flowID), .text(facts.app), .text(facts.purpose),
                         .text(facts.functionID), .text(facts.outcome.rawValue), .nullable(facts.reason),
@@ -56,6 +56,7 @@ public struct AuditLog: Sendable {
                         .nullable(facts.serverComputeMs), .nullable(facts.location?.accuracy),
                         .nullable(facts.location?.radius), facts.location?.k.map { .integer(Int64($0)) },
                         facts.location.map { .integer(Int64($0.runs)) }, .nullable(facts.moduleSHA256),
+                        facts.attempts.isEmpty ? nil : .text(facts.attempts.stored),
                     ])
                 if !facts.egress.isEmpty {
                     let insert = try database.cached("""
@@ -207,7 +208,7 @@ public struct AuditLog: Sendable {
     private static let columns = """
         seq, time, flowId, app, purpose, functionId, outcome, reason, reads, rowsRead, bytesToCompute, destination,
         bytesSent, bytesReceived, serverLatencyMs, durationMs, outputSHA256, prevHash, hash, caller, serverComputeMs,
-        locationAccuracy, locationRadius, locationK, locationRuns, moduleSHA256
+        locationAccuracy, locationRadius, locationK, locationRuns, moduleSHA256, attempts
         """
 
     /// - Throws: `StoreError.unreadableValue` when its stored `reads` cannot be read back.
@@ -232,6 +233,7 @@ public struct AuditLog: Sendable {
                                            k: row.isNull(23) ? nil : Int(row.int64(23)), runs: Int(row.int64(24)))
         }
         facts.moduleSHA256 = row.string(25)
+        if let attempts = row.string(26) { facts.attempts = try .decodeStored(attempts, seq: Int(row.int64(0))) }
         return AuditEntry(seq: Int(row.int64(0)), time: row.string(1) ?? "", facts: facts,
                           prevHash: row.string(17) ?? "", hash: row.string(18) ?? "")
     }

@@ -17,8 +17,16 @@ struct ComputeOutcome: Sendable {
 }
 
 /// Sends compute calls to registered compute servers, over a pool of mutual-TLS connections (one
-/// per server, reused across runs, re-opened when closed). Before any data is sent, the server's
+/// per address, reused across runs, re-opened when closed). Before any data is sent, the server's
 /// catalog must offer the function with exactly the approved code digest.
+///
+/// A server registered with several addresses is failed over: each host starts at its own place
+/// in the list (so hosts spread over the addresses), an address that failed is skipped for a
+/// back-off period (`ServerAddressState.backOff`), and a call that was not delivered — no
+/// connection, the connection broke before the call was written, or the server declined it
+/// (shutting down, at its limit, other code under the function's id) — goes to the next address.
+/// A call that was delivered is never sent again: the function may have run and contacted a
+/// service. Every address a call tried is handed to its `ServerAttemptLog`, for the audit entry.
 ///
 /// Thread safety: shared by all runs of a host.
 final class RemoteCompute: Sendable {
@@ -26,17 +34,32 @@ final class RemoteCompute: Sendable {
     private let logger: Logger
     private let deadline: Duration
     private let pool = Mutex(Pool())
+    /// Where in a server's address list this host starts (the same for every server and run of
+    /// this host, another for another host).
+    private let spread = Atomic<Int>(Int.random(in: 0..<1 << 30))
+
+    private struct Key: Hashable, Sendable {
+        let server: String
+        let address: String
+    }
 
     private struct Pooled: Sendable {
         let connection: ComputeConnection
         let catalog: RemoteCatalog
     }
 
-    /// The open connection per server, and the one being opened: calls that find none open wait
-    /// for the one being opened instead of each opening (and replacing) their own.
+    /// A server's registration and what this host knows of its addresses.
+    private struct Known: Sendable {
+        var record: ServerRecord
+        var states: [String: ServerAddressState]
+    }
+
+    /// The open connection per address, the one being opened (calls that find none open wait for
+    /// it instead of each opening their own), and the servers as last read from the registry.
     private struct Pool: Sendable {
-        var open: [String: Pooled] = [:]
-        var opening: [String: Task<Pooled, any Error>] = [:]
+        var open: [Key: Pooled] = [:]
+        var opening: [Key: Task<Pooled, any Error>] = [:]
+        var known: [String: Known] = [:]
     }
 
     private enum Lookup {
@@ -50,11 +73,17 @@ final class RemoteCompute: Sendable {
         self.logger = logger
     }
 
-    /// Runs `function` on server `serverID`.
+    /// Makes this host start at the `index`th address of every server (modulo its count), in
+    /// place of its random place: for tests that need to know which address comes first.
+    func startAddresses(at index: Int) {
+        spread.store(index, ordering: .relaxed)
+    }
+
+    /// Runs `function` on server `serverID`, failing over between its addresses.
     ///
-    /// - Throws: `ServerError.unknownServer`; `RemoteComputeError` when the server's catalog does
-    ///   not offer the approved code (nothing was sent); `RPCError` for connection, TLS, deadline
-    ///   and server-side failures.
+    /// - Throws: `ServerError.unknownServer`; `RemoteComputeError` when no address's catalog
+    ///   offers the approved code (nothing was sent); `RPCError` for connection, TLS, deadline and
+    ///   server-side failures — the last address's, when none took the call.
     ///
     /// The server applies `egress`'s blocked domains and reports the function's requests back
     /// into its recorder, also when the call fails.
@@ -63,45 +92,140 @@ final class RemoteCompute: Sendable {
     /// when the server answers that it does not have them (MODULE_NEEDED); an output the server
     /// says came from another module is withheld.
     func compute(on serverID: String, function: FunctionDescriptor, module: ComputeModule? = nil, input: Frame,
-                 parameters: ComputeParameters, egress: Egress?) async throws -> ComputeOutcome {
-        let pooled = try await connection(to: serverID)
-        if module == nil { try pooled.catalog.check(function) }
-        let blockedDomains = try egress?.blockedDomains() ?? []
-        do {
-            let recorder = egress?.recorder
-            var call = module.map { ModuleCall(sha256: $0.sha256) }
-            var result: RemoteComputeResult
-            while true {
-                do {
-                    result = try await pooled.connection.compute(
-                        function, input: input, parameters: parameters, blockedDomains: blockedDomains, module: call,
-                        deadline: deadline) { reported in recorder?.add(reported: reported) }
-                    break
-                } catch RPCError.remote(code: .moduleNeeded, _) where call?.bytes == nil {
-                    call = module.map { ModuleCall(sha256: $0.sha256, bytes: $0.bytes) }
-                }
+                 parameters: ComputeParameters, egress: Egress?, attempts: ServerAttemptLog = ServerAttemptLog()) async throws -> ComputeOutcome {
+        var tried: Set<String> = []
+        var lastError: (any Error)?
+        while true {
+            guard let address = try choose(serverID, excluding: tried) else {
+                throw lastError ?? ServerError.noAddress
             }
-            if let module, result.moduleSHA256 != module.sha256 {
-                throw RemoteComputeError.moduleMismatch(server: serverID, module: module.manifest.id, approved: module.sha256,
-                                                        ran: result.moduleSHA256)
+            tried.insert(address)
+            let key = Key(server: serverID, address: address)
+            let pooled: Pooled
+            do {
+                pooled = try await connection(to: key)
+            } catch {
+                attempts.add(ServerAttempt(address: address, outcome: .unreachable, error: "\(error)"))
+                failed(key, because: error)
+                lastError = error
+                continue
             }
-            return ComputeOutcome(output: result.output, bytesSent: result.bytesSent, bytesReceived: result.bytesReceived,
-                                  serverLatencyMs: result.latency.milliseconds,
-                                  serverComputeMs: result.computeTime.milliseconds)
-        } catch let error as RPCError {
-            if case .remote = error {} else { drop(serverID, pooled.connection) }
-            throw error
+            let sent = SentFlag()
+            do {
+                let outcome = try await call(pooled, on: serverID, function: function, module: module, input: input,
+                                             parameters: parameters, egress: egress) { sent.set() }
+                attempts.add(ServerAttempt(address: address, outcome: .answered))
+                return outcome
+            } catch {
+                let disposition = Disposition(of: error, sent: sent.isSet)
+                attempts.add(ServerAttempt(address: address, outcome: disposition.outcome,
+                                           error: disposition.outcome == .answered ? nil : "\(error)"))
+                if disposition.dropsConnection { drop(key, pooled.connection) }
+                if disposition.marksAddress { failed(key, because: error) }
+                guard disposition.retries else { throw error }
+                logger.info("compute call not taken at this address; trying another, if the server has one",
+                            metadata: ["server": "\(serverID)", "address": "\(address)", "error": "\(error)"])
+                lastError = error
+            }
         }
     }
 
-    /// An open connection to the server, with its catalog: the pooled one while it is open, else
+    /// One call on one connection: the catalog check, then the call (again with the module's
+    /// bytes when the server asks for them).
+    private func call(_ pooled: Pooled, on serverID: String, function: FunctionDescriptor, module: ComputeModule?, input: Frame,
+                      parameters: ComputeParameters, egress: Egress?, sent: @escaping @Sendable () -> Void) async throws -> ComputeOutcome {
+        if module == nil { try pooled.catalog.check(function) }
+        let blockedDomains = try egress?.blockedDomains() ?? []
+        let recorder = egress?.recorder
+        var call = module.map { ModuleCall(sha256: $0.sha256) }
+        var result: RemoteComputeResult
+        while true {
+            do {
+                result = try await pooled.connection.compute(
+                    function, input: input, parameters: parameters, blockedDomains: blockedDomains, module: call,
+                    deadline: deadline, sent: sent) { reported in recorder?.add(reported: reported) }
+                break
+            } catch RPCError.remote(code: .moduleNeeded, _) where call?.bytes == nil {
+                call = module.map { ModuleCall(sha256: $0.sha256, bytes: $0.bytes) }
+            }
+        }
+        if let module, result.moduleSHA256 != module.sha256 {
+            throw RemoteComputeError.moduleMismatch(server: serverID, module: module.manifest.id, approved: module.sha256,
+                                                    ran: result.moduleSHA256)
+        }
+        return ComputeOutcome(output: result.output, bytesSent: result.bytesSent, bytesReceived: result.bytesReceived,
+                              serverLatencyMs: result.latency.milliseconds, serverComputeMs: result.computeTime.milliseconds)
+    }
+
+    /// What a failed call means for the run and for the address.
+    private struct Disposition {
+        var outcome: ServerAttempt.Outcome
+        /// The address is failing: skip it for a while.
+        var marksAddress = false
+        /// The connection is no use any more.
+        var dropsConnection = false
+        /// The call certainly did not run: send it to the next address.
+        var retries = false
+
+        init(of error: any Error, sent: Bool) {
+            switch error {
+            case RPCError.remote(code: .shuttingDown, _):
+                (outcome, marksAddress, dropsConnection, retries) = (.declined, true, true, true)
+            case RPCError.remote(code: .overloaded, _):
+                (outcome, retries) = (.declined, true)
+            case RPCError.remote, RPCError.decision, RemoteComputeError.moduleMismatch:
+                outcome = .answered
+            case is RemoteComputeError, RPCError.catalogMismatch:
+                // Another replica may run the approved code (one not yet updated, say).
+                (outcome, retries) = (.declined, true)
+            case RPCError.messageTooLarge, RPCError.invalidMessage:
+                // About the message, not the address: no other address would take it either.
+                (outcome, dropsConnection) = (sent ? .unanswered : .notSent, sent)
+            case RPCError.connectionClosed, RPCError.connectionFailed, RPCError.deadlineExceeded:
+                (outcome, marksAddress, dropsConnection, retries) = (sent ? .unanswered : .notSent, true, true, !sent)
+            default:
+                // Cancelled, or the escrow's own failure (its filters unreadable, say).
+                outcome = sent ? .unanswered : .notSent
+            }
+        }
+    }
+
+    /// The address the next attempt of a call goes to: this host's first working address not yet
+    /// tried, else the one skipped the shortest (every address is tried before a call fails).
+    private func choose(_ serverID: String, excluding tried: Set<String>) throws -> String? {
+        let known = try known(serverID)
+        let addresses = known.record.addresses
+        let now = registry.state.clock.now().seconds
+        let start = spread.load(ordering: .relaxed) % max(addresses.count, 1)
+        var skipped: [(address: String, until: Double)] = []
+        for offset in addresses.indices {
+            let address = addresses[(start + offset) % addresses.count]
+            guard !tried.contains(address) else { continue }
+            if let state = known.states[address], state.isBackingOff(at: now), let until = state.retryAt {
+                skipped.append((address, until))
+            } else {
+                return address
+            }
+        }
+        return skipped.min { $0.until < $1.until }?.address
+    }
+
+    /// The server as this host knows it, read from the registry on first use.
+    private func known(_ serverID: String) throws -> Known {
+        if let known = pool.withLock({ $0.known[serverID] }) { return known }
+        let known = Known(record: try registry.server(serverID), states: try registry.recordedStates(of: serverID))
+        pool.withLock { $0.known[serverID] = known }
+        return known
+    }
+
+    /// An open connection to the address, with its catalog: the pooled one while it is open, else
     /// one opened now — once, however many calls ask for it at the same time.
-    private func connection(to serverID: String) async throws -> Pooled {
+    private func connection(to key: Key) async throws -> Pooled {
         let lookup = pool.withLock { pool -> Lookup in
-            if let pooled = pool.open[serverID], pooled.connection.isActive { return .ready(pooled) }
-            if let opening = pool.opening[serverID] { return .opening(opening) }
-            let opening = Task { try await self.open(serverID) }
-            pool.opening[serverID] = opening
+            if let pooled = pool.open[key], pooled.connection.isActive { return .ready(pooled) }
+            if let opening = pool.opening[key] { return .opening(opening) }
+            let opening = Task { try await self.open(key) }
+            pool.opening[key] = opening
             return .opening(opening)
         }
         switch lookup {
@@ -110,55 +234,94 @@ final class RemoteCompute: Sendable {
         }
     }
 
-    /// Opens a connection to the server (its addresses in order) and pools it in place of the
-    /// closed one, which it then closes.
-    private func open(_ serverID: String) async throws -> Pooled {
+    /// Opens a connection to the address and pools it in place of the closed one, which it then
+    /// closes. The server's registration is read again first (it may have changed).
+    private func open(_ key: Key) async throws -> Pooled {
         do {
-            let pooled = try await connect(serverID)
+            let record = try registry.server(key.server)
+            let states = try registry.recordedStates(of: key.server)
+            pool.withLock { $0.known[key.server] = Known(record: record, states: states) }
+            let pooled = try await connect(key, record: record)
             let previous = pool.withLock { pool -> Pooled? in
                 defer {
-                    pool.open[serverID] = pooled
-                    pool.opening[serverID] = nil
+                    pool.open[key] = pooled
+                    pool.opening[key] = nil
                 }
-                return pool.open[serverID]
+                return pool.open[key]
             }
-            if let previous { await previous.connection.close() }
+            if let previous { previous.connection.closeWhenIdle() }
+            if states[key.address] != nil { succeeded(key) }
             return pooled
         } catch {
-            pool.withLock { $0.opening[serverID] = nil }
+            pool.withLock { $0.opening[key] = nil }
             throw error
         }
     }
 
-    private func connect(_ serverID: String) async throws -> Pooled {
-        let server = try registry.server(serverID)
+    private func connect(_ key: Key, record server: ServerRecord) async throws -> Pooled {
         let tls = TLSFiles(certificate: registry.clientCertificate, privateKey: registry.clientKey,
                            certificateAuthority: server.caFile)
-        var lastError: any Error = ServerError.unknownServer(serverID)
-        for address in server.addresses {
+        do {
+            let (host, port) = try ServerRegistry.split(key.address)
+            let connection = try await ComputeConnection.connect(host: host, port: port, serverName: server.serverName,
+                                                                 tls: tls, group: MultiThreadedEventLoopGroup.singleton)
+            let catalog: RemoteCatalog
             do {
-                let (host, port) = try ServerRegistry.split(address)
-                let connection = try await ComputeConnection.connect(host: host, port: port, serverName: server.serverName,
-                                                                     tls: tls, group: MultiThreadedEventLoopGroup.singleton)
-                let catalog = RemoteCatalog(server: serverID, entries: try await connection.hello(clientName: "escrow-host").functions)
-                for (entry, problem) in catalog.unreadable.sorted(by: { $0.key < $1.key }) {
-                    logger.warning("a compute server's catalog entry cannot be read; its function cannot run there",
-                                   metadata: ["server": "\(serverID)", "entry": "\(entry)", "problem": "\(problem)"])
-                }
-                logger.info("connected to a compute server", metadata: ["server": "\(serverID)", "address": "\(address)"])
-                return Pooled(connection: connection, catalog: catalog)
+                catalog = RemoteCatalog(server: key.server, entries: try await connection.hello(clientName: "escrow-host").functions)
             } catch {
-                logger.info("compute server address failed", metadata: ["server": "\(serverID)", "address": "\(address)", "error": "\(error)"])
-                lastError = error
+                await connection.close()
+                throw error
             }
+            for (entry, problem) in catalog.unreadable.sorted(by: { $0.key < $1.key }) {
+                logger.warning("a compute server's catalog entry cannot be read; its function cannot run there",
+                               metadata: ["server": "\(key.server)", "entry": "\(entry)", "problem": "\(problem)"])
+            }
+            logger.info("connected to a compute server", metadata: ["server": "\(key.server)", "address": "\(key.address)"])
+            return Pooled(connection: connection, catalog: catalog)
+        } catch {
+            logger.info("compute server address failed",
+                        metadata: ["server": "\(key.server)", "address": "\(key.address)", "error": "\(error)"])
+            throw error
         }
-        throw lastError
     }
 
-    private func drop(_ serverID: String, _ connection: ComputeConnection) {
-        pool.withLock { pool in
-            if pool.open[serverID]?.connection === connection { pool.open[serverID] = nil }
+    /// Records that the address failed: one more failure in a row, unless it is already being
+    /// skipped (the calls of one outage count once).
+    private func failed(_ key: Key, because error: any Error) {
+        let now = registry.state.clock.now().seconds
+        let alreadySkipped = pool.withLock { $0.known[key.server]?.states[key.address]?.isBackingOff(at: now) ?? false }
+        guard !alreadySkipped else { return }
+        do {
+            let state = try registry.recordFailure(of: key.server, address: key.address, error: "\(error)")
+            pool.withLock { $0.known[key.server]?.states[key.address] = state }
+            logger.warning("compute server address skipped for a while", metadata: [
+                "server": "\(key.server)", "address": "\(key.address)", "failures": "\(state.failures)",
+                "seconds": "\(ServerAddressState.backOff(afterFailures: state.failures))",
+            ])
+        } catch {
+            logger.warning("the state of a compute server address could not be recorded",
+                           metadata: ["server": "\(key.server)", "address": "\(key.address)", "error": "\(error)"])
         }
+    }
+
+    /// Records that the address works again.
+    private func succeeded(_ key: Key) {
+        pool.withLock { _ = $0.known[key.server]?.states.removeValue(forKey: key.address) }
+        do {
+            try registry.recordSuccess(of: key.server, address: key.address)
+        } catch {
+            logger.warning("the state of a compute server address could not be recorded",
+                           metadata: ["server": "\(key.server)", "address": "\(key.address)", "error": "\(error)"])
+        }
+    }
+
+    /// Takes the connection out of the pool (when it is still the pooled one) and closes it once
+    /// no call waits on it.
+    private func drop(_ key: Key, _ connection: ComputeConnection) {
+        pool.withLock { pool in
+            if pool.open[key]?.connection === connection { pool.open[key] = nil }
+        }
+        connection.closeWhenIdle()
     }
 
     /// Closes every pooled connection.
@@ -169,6 +332,14 @@ final class RemoteCompute: Sendable {
         }
         for entry in pooled { await entry.connection.close() }
     }
+}
+
+/// Whether a call's request was written to its connection (set from the event loop).
+private final class SentFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
 }
 
 /// The server cannot be given the data.

@@ -5,7 +5,8 @@ import Foundation
 /// A compute server the individual registered: where it is and how to recognise it.
 public struct ServerRecord: Sendable, Hashable {
     public let id: String
-    /// `host:port`, tried in order.
+    /// `host:port`: one is enough; with several, each host starts at its own place in the list
+    /// (so hosts spread over them) and skips an address that failed for a back-off period.
     public let addresses: [String]
     /// The CA the server's certificate must chain to (a copy kept in the escrow home).
     public let caFile: String
@@ -106,6 +107,7 @@ public struct ServerRegistry: Sendable {
         try state.write { database in
             try database.prepare("DELETE FROM Server WHERE id = ?").run([.text(id)])
             guard database.changes == 1 else { throw ServerError.unknownServer(id) }
+            try database.prepare("DELETE FROM ServerAddressState WHERE serverId = ?").run([.text(id)])
         }
         try? FileManager.default.removeItem(atPath: tlsFolder.appendingPathComponent("server-\(id)-ca.pem").path)
     }
