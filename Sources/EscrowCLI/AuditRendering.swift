@@ -102,7 +102,7 @@ enum AuditRendering {
         case .unreachable: "\(attempt.address) unreachable\(error): nothing was sent"
         case .notSent: "\(attempt.address) not sent\(error): the connection broke before the call was written"
         case .declined: "\(attempt.address) declined\(error): it did not run the function"
-        case .unanswered: "\(attempt.address) unanswered\(error): it may have run there, so it was not sent again"
+        case .unanswered: "\(attempt.address) unanswered\(error): it may have run there"
         }
     }
 

@@ -354,8 +354,11 @@ public final class EscrowHost: Sendable {
         if let module = flow.module { return try await compute(flow, module: module, input: input, egress: egress, attempts: attempts) }
         let function = try catalog.function(flow.function.id)
         if case .server(let serverID) = flow.request.destination {
+            // A function that can contact nothing may be sent again when its server died with the
+            // call: no one but the compute servers could tell it ran twice.
             return try await remote.compute(on: serverID, function: flow.function, input: input,
-                                            parameters: flow.request.parameters, egress: egress, attempts: attempts)
+                                            parameters: flow.request.parameters, egress: egress, attempts: attempts,
+                                            mayResend: !function.parameters.contains(where: \.namesAService))
         }
         let context = ComputeContext(parameters: flow.request.parameters, network: egress?.recorder ?? network)
         do {
@@ -374,7 +377,8 @@ public final class EscrowHost: Sendable {
         if case .server(let serverID) = flow.request.destination {
             do {
                 return try await remote.compute(on: serverID, function: flow.function, module: module, input: input,
-                                                parameters: flow.request.parameters, egress: egress, attempts: attempts)
+                                                parameters: flow.request.parameters, egress: egress, attempts: attempts,
+                                                mayResend: !module.contactsNetwork)
             } catch RPCError.remote(code: .functionFailed, let message) {
                 throw RunError.moduleFailed(module: "\(id)@\(module.manifest.version) (\(module.sha256.prefix(12)))",
                                             underlying: .onServer(server: serverID, message))

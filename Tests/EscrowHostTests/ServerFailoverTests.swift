@@ -79,35 +79,64 @@ import Testing
         }
     }
 
-    @Test func aCallThatWasDeliveredIsNeverSentAgain() async throws {
+    /// Kills the first of two servers while a call is on its way to it (frozen first, so the
+    /// call is certainly written and certainly unanswered), and returns that run's outcome.
+    func killMidCall(_ request: DataflowRequest, certificates: DevCertificates, extraArguments: [String] = [],
+                     home: TemporaryHome) async throws -> (result: Result<RunResult, any Error>, next: RunResult, host: EscrowHost,
+                                                           first: String, second: String) {
+        let first = try await ComputeServerProcess.start(certificates: certificates, extraArguments: extraArguments)
+        defer { first.kill() }
+        let second = try await ComputeServerProcess.start(certificates: certificates, extraArguments: extraArguments)
+        defer { second.kill() }
+        let host = try EscrowHost(home: home.home, remoteDeadline: .seconds(60), logger: logger)
+        try register(host, [first.address, second.address], certificates)
+        host.startServerAddresses(at: 0)
+        _ = try await host.runApproving(request)
+        #expect(try host.audit.entries().last?.facts.attempts == [ServerAttempt(address: first.address, outcome: .answered)])
+        first.freeze()
+        let pending = Task { try await host.run(request) }
+        try await Task.sleep(for: .seconds(1))
+        first.kill()
+        let result = await pending.result
+        return (result, try await host.run(request), host, first.address, second.address)
+    }
+
+    @Test func aDeliveredCallOfAFunctionThatContactsAServiceIsNeverSentAgain() async throws {
+        let platform = try await PlatformServiceProcess.start()
+        defer { platform.stop() }
         let certificates = try await DevCertificates.make()
         defer { certificates.remove() }
-        let first = try await ComputeServerProcess.start(certificates: certificates)
-        defer { first.kill() }
-        let second = try await ComputeServerProcess.start(certificates: certificates)
-        defer { second.kill() }
         try await TemporaryHome.with { temporary in
             try temporary.seed()
-            let host = try EscrowHost(home: temporary.home, remoteDeadline: .seconds(60), logger: logger)
-            try register(host, [first.address, second.address], certificates)
-            host.startServerAddresses(at: 0)
-            #expect(try await run(host).auditEntry.facts.attempts == [ServerAttempt(address: first.address, outcome: .answered)])
-
-            // The call reaches the frozen server's socket and is certainly unanswered when it dies.
-            first.freeze()
-            let pending = Task { try await run(host) }
-            try await Task.sleep(for: .milliseconds(500))
-            first.kill()
-            await #expect(throws: (any Error).self) { try await pending.value }
-            let lost = try #require(try host.audit.entries().last)
+            let request = DataflowRequest(app: "org.example.weather", purpose: "Weather", access: NetworkComputeTests.lastLocation,
+                                          compute: "weather.current", destination: .server("tier"),
+                                          parameters: ComputeParameters(["service": platform.baseURL]))
+            let (result, next, host, first, second) = try await killMidCall(request, certificates: certificates, home: temporary)
+            #expect(throws: (any Error).self) { try result.get() }
+            let lost = try #require(try host.audit.entries().dropLast().last)
             #expect(lost.facts.outcome == .failed)
             #expect(lost.facts.attempts.map(\.outcome) == [.unanswered], "sent once, to the first server only")
-            #expect(lost.facts.attempts.first?.address == first.address)
-
+            #expect(lost.facts.attempts.first?.address == first)
             // The next run goes to the second address, skipping the dead one.
-            let next = try await run(host)
-            #expect(next.auditEntry.facts.attempts == [ServerAttempt(address: second.address, outcome: .answered)])
+            #expect(next.auditEntry.facts.attempts == [ServerAttempt(address: second, outcome: .answered)])
             #expect(try host.audit.verify() == .intact(entries: 4))
+        }
+    }
+
+    @Test func aDeliveredCallOfAFunctionThatContactsNothingIsSentToTheNextAddress() async throws {
+        let certificates = try await DevCertificates.make()
+        defer { certificates.remove() }
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            let request = DataflowRequest(app: "org.signal", purpose: "contact discovery", access: Self.contactsSQL,
+                                          compute: "contacts.tuples", destination: .server("tier"))
+            let (result, next, host, first, second) = try await killMidCall(request, certificates: certificates, home: temporary)
+            #expect(try result.get().output.rowCount > 0)
+            let resent = try #require(try host.audit.entries().dropLast().last)
+            #expect(resent.facts.outcome == .ok)
+            #expect(resent.facts.attempts.map(\.address) == [first, second])
+            #expect(resent.facts.attempts.map(\.outcome) == [.unanswered, .answered])
+            #expect(next.auditEntry.facts.attempts == [ServerAttempt(address: second, outcome: .answered)])
         }
     }
 

@@ -13,6 +13,8 @@ import Glibc
 ///
 /// Thread safety: all methods may be called from any task.
 public final class ComputeServerProcess: Sendable {
+    /// The address it listens on (127.0.0.1 unless started with another `listen`).
+    public let host: String
     public let port: Int
     /// The health listener's port, when started with `--health-listen`.
     public let healthPort: Int?
@@ -21,30 +23,34 @@ public final class ComputeServerProcess: Sendable {
     private let output: Pipe
     private let errorLog: URL
 
-    private init(process: Process, output: Pipe, port: Int, healthPort: Int?, errorLog: URL) {
+    private init(process: Process, output: Pipe, host: String, port: Int, healthPort: Int?, errorLog: URL) {
         self.process = process
+        self.host = host
         self.output = output
         self.port = port
         self.healthPort = healthPort
         self.errorLog = errorLog
     }
 
-    /// Starts `escrow-compute --listen 127.0.0.1:0` with the certificates' server files and
-    /// `extraArguments` (e.g. `["--max-message", "65536"]`).
+    /// Starts `escrow-compute --listen 127.0.0.1:0` (or `listen`) with the certificates' server
+    /// files and `extraArguments` (e.g. `["--max-message", "65536"]`); with a `launcher`, through
+    /// it (`["/usr/sbin/ip", "netns", "exec", NAME]` starts it in a network namespace: `ip`
+    /// execs the server, so the process is the server itself).
     ///
     /// - Throws: `StartFailed` when the process exits or prints nothing within `timeout`.
-    public static func start(certificates: DevCertificates, extraArguments: [String] = [],
-                             timeout: Duration = .seconds(60)) async throws -> ComputeServerProcess {
+    public static func start(certificates: DevCertificates, extraArguments: [String] = [], listen: String = "127.0.0.1:0",
+                             launcher: [String] = [], timeout: Duration = .seconds(60)) async throws -> ComputeServerProcess {
         let executable = try BuiltExecutable.url(named: "escrow-compute")
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = launcher.first.map { URL(fileURLWithPath: $0) } ?? executable
         // The default deadlines (10 s) are for a server's real clients; the whole suite starting
         // dozens of servers and clients at once on two cores can keep one handshake waiting
         // longer. A test of the deadlines passes its own.
         let deadlines = ["--handshake-timeout", "--first-request-timeout"].filter { !extraArguments.contains($0) }
             .flatMap { [$0, "120"] }
-        process.arguments = ["--listen", "127.0.0.1:0", "--cert", certificates.path("server.pem"),
-                             "--key", certificates.path("server-key.pem"), "--client-ca", certificates.path("ca.pem")]
+        process.arguments = (launcher.isEmpty ? [] : Array(launcher.dropFirst()) + [executable.path])
+            + ["--listen", listen, "--cert", certificates.path("server.pem"),
+               "--key", certificates.path("server-key.pem"), "--client-ca", certificates.path("ca.pem")]
             + deadlines + extraArguments
         let output = Pipe()
         process.standardOutput = output
@@ -75,7 +81,8 @@ public final class ComputeServerProcess: Sendable {
         let deadline = clock.now + timeout
         while clock.now < deadline {
             if let port = Self.port(in: printed.text) {
-                return ComputeServerProcess(process: process, output: output, port: port,
+                let host = String(listen[..<(listen.lastIndex(of: ":") ?? listen.endIndex)])
+                return ComputeServerProcess(process: process, output: output, host: host, port: port,
                                             healthPort: Self.port(in: printed.text, after: "health on "), errorLog: errorLog)
             }
             if !process.isRunning { break }
@@ -112,8 +119,8 @@ public final class ComputeServerProcess: Sendable {
         return nil
     }
 
-    /// `127.0.0.1:PORT`.
-    public var address: String { "127.0.0.1:\(port)" }
+    /// `HOST:PORT` it listens on (`127.0.0.1:PORT` by default).
+    public var address: String { "\(host):\(port)" }
 
     public var isRunning: Bool { process.isRunning }
 

@@ -5,14 +5,16 @@ import Glibc
 
 /// The example apps' platform service (`EscrowPlatform`) on 127.0.0.1 with a free port.
 public final class PlatformServiceProcess: Sendable {
+    /// The address it listens on (127.0.0.1 unless started with another).
+    public let host: String
     public let port: Int
     private let process: Process
 
-    /// Starts it and waits (up to 20 s) for its "listening on" line.
-    public init() throws {
+    /// Starts it on `host` (a free port) and waits for its "listening on" line.
+    public init(host: String = "127.0.0.1") throws {
         let process = Process()
         process.executableURL = try BuiltExecutable.url(named: "EscrowPlatform")
-        process.arguments = ["--listen", "127.0.0.1:0"]
+        process.arguments = ["--listen", "\(host):0"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -29,16 +31,17 @@ public final class PlatformServiceProcess: Sendable {
             throw FixtureError("the platform service did not start: '\(line)'")
         }
         self.process = process
+        self.host = host
         self.port = port
     }
 
-    /// Starts it (`init()`) without blocking the task pool while it waits for the service.
-    public static func start() async throws -> PlatformServiceProcess {
-        try await offPool { try PlatformServiceProcess() }
+    /// Starts it (`init(host:)`) without blocking the task pool while it waits for the service.
+    public static func start(host: String = "127.0.0.1") async throws -> PlatformServiceProcess {
+        try await offPool { try PlatformServiceProcess(host: host) }
     }
 
-    /// `http://127.0.0.1:PORT`.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// `http://HOST:PORT`.
+    public var baseURL: String { "http://\(host):\(port)" }
 
     /// Stops the service: kills it and waits up to 5 s for Foundation to see it exit.
     ///

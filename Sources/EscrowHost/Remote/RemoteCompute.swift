@@ -25,8 +25,10 @@ struct ComputeOutcome: Sendable {
 /// back-off period (`ServerAddressState.backOff`), and a call that was not delivered — no
 /// connection, the connection broke before the call was written, or the server declined it
 /// (shutting down, at its limit, other code under the function's id) — goes to the next address.
-/// A call that was delivered is never sent again: the function may have run and contacted a
-/// service. Every address a call tried is handed to its `ServerAttemptLog`, for the audit entry.
+/// A call that was delivered is not sent again when its function may contact a service (it may
+/// have run, and the service seen it); one that can contact nothing is, when the connection broke
+/// under it (`mayResend`): no one but the compute servers could tell. Every address a call tried
+/// is handed to its `ServerAttemptLog`, for the audit entry.
 ///
 /// Thread safety: shared by all runs of a host.
 final class RemoteCompute: Sendable {
@@ -92,8 +94,13 @@ final class RemoteCompute: Sendable {
     /// when the server answers that it does not have them (MODULE_NEEDED); an output the server
     /// says came from another module is withheld.
     func compute(on serverID: String, function: FunctionDescriptor, module: ComputeModule? = nil, input: Frame,
-                 parameters: ComputeParameters, egress: Egress?, attempts: ServerAttemptLog = ServerAttemptLog()) async throws -> ComputeOutcome {
+                 parameters: ComputeParameters, egress: Egress?, attempts: ServerAttemptLog = ServerAttemptLog(),
+                 mayResend: Bool = false) async throws -> ComputeOutcome {
         var tried: Set<String> = []
+        // Addresses given a second chance over a new connection: behind a balancer, one address
+        // stands for many replicas, and a connection that broke before the call was written (its
+        // replica died) or whose replica is shutting down says nothing of the others.
+        var reconnected: Set<String> = []
         var lastError: (any Error)?
         while true {
             guard let address = try choose(serverID, excluding: tried) else {
@@ -117,12 +124,13 @@ final class RemoteCompute: Sendable {
                 attempts.add(ServerAttempt(address: address, outcome: .answered))
                 return outcome
             } catch {
-                let disposition = Disposition(of: error, sent: sent.isSet)
+                let disposition = Disposition(of: error, sent: sent.isSet, mayResend: mayResend)
                 attempts.add(ServerAttempt(address: address, outcome: disposition.outcome,
                                            error: disposition.outcome == .answered ? nil : "\(error)"))
                 if disposition.dropsConnection { drop(key, pooled.connection) }
                 if disposition.marksAddress { failed(key, because: error) }
                 guard disposition.retries else { throw error }
+                if disposition.dropsConnection, reconnected.insert(address).inserted { tried.remove(address) }
                 logger.info("compute call not taken at this address; trying another, if the server has one",
                             metadata: ["server": "\(serverID)", "address": "\(address)", "error": "\(error)"])
                 lastError = error
@@ -167,7 +175,7 @@ final class RemoteCompute: Sendable {
         /// The call certainly did not run: send it to the next address.
         var retries = false
 
-        init(of error: any Error, sent: Bool) {
+        init(of error: any Error, sent: Bool, mayResend: Bool) {
             switch error {
             case RPCError.remote(code: .shuttingDown, _):
                 (outcome, marksAddress, dropsConnection, retries) = (.declined, true, true, true)
@@ -181,7 +189,10 @@ final class RemoteCompute: Sendable {
             case RPCError.messageTooLarge, RPCError.invalidMessage:
                 // About the message, not the address: no other address would take it either.
                 (outcome, dropsConnection) = (sent ? .unanswered : .notSent, sent)
-            case RPCError.connectionClosed, RPCError.connectionFailed, RPCError.deadlineExceeded:
+            case RPCError.connectionClosed, RPCError.connectionFailed:
+                (outcome, marksAddress, dropsConnection, retries) = (sent ? .unanswered : .notSent, true, true, !sent || mayResend)
+            case RPCError.deadlineExceeded:
+                // A server too slow to answer is not sent the call again, whatever the function.
                 (outcome, marksAddress, dropsConnection, retries) = (sent ? .unanswered : .notSent, true, true, !sent)
             default:
                 // Cancelled, or the escrow's own failure (its filters unreadable, say).

@@ -17,11 +17,12 @@ public struct ServerAttempt: Sendable, Hashable, Codable {
         /// The server took the call and said it would not run it (shutting down, at its limit).
         case declined
         /// The call was sent and no answer came (the connection closed, the deadline passed): the
-        /// function may have run there, so the call is not sent again.
+        /// function may have run there, so the call is not sent again — unless the function can
+        /// contact nothing and the connection broke under it (then no one could tell).
         case unanswered
 
-        /// Whether the call may go to the next address: the function certainly did not run.
-        public var mayRetry: Bool { self != .answered && self != .unanswered }
+        /// Whether the function certainly did not run there.
+        public var sentNothing: Bool { self != .answered && self != .unanswered }
     }
 
     /// `host:port`, as registered.
