@@ -63,4 +63,61 @@ import Testing
         #expect(gone.standardError.contains("unknown compute server 'compute-1'; register it with `escrow servers add compute-1 "))
         #expect(!(try await home.escrow("servers", "remove", "compute-1").succeeded))
     }
+
+    @Test func serversShowTellsEachAddressesStateAndAuditShowTheAttempts() async throws {
+        let certificates = try await DevCertificates.make()
+        defer { certificates.remove() }
+        let server = try await ComputeServerProcess.start(certificates: certificates)
+        defer { server.kill() }
+        let home = ScratchHome()
+        defer { home.remove() }
+        #expect(try await home.escrow("init").succeeded)
+        #expect(try await home.escrow("import", "contacts", "Examples/SampleData/contacts.vcf").succeeded)
+        // Nothing listens on port 1 of the loopback.
+        let added = try await home.escrow("servers", "add", "tier", "--address", "127.0.0.1:1", "--address", server.address,
+                                          "--ca", certificates.path("ca.pem"), "--server-name", "compute-1",
+                                          "--client-cert", certificates.path("client.pem"), "--client-key", certificates.path("client-key.pem"))
+        #expect(added.succeeded, "\(added)")
+        let fresh = try await home.escrow("servers", "show", "tier")
+        #expect(fresh.succeeded)
+        #expect(fresh.standardOutput.contains("127.0.0.1:1"))
+        #expect(fresh.standardOutput.components(separatedBy: "working").count == 3, "both addresses working before any run: \(fresh.standardOutput)")
+
+        // Each run tries until an address answers: the dead one is tried at most once, then skipped.
+        let ran = try await home.runApproved(sql: Self.sql, compute: "contacts.tuples", extra: ["--server", "tier"])
+        #expect(ran.succeeded, "\(ran)")
+        let audit = try await home.escrow("audit", "--json")
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(audit.standardOutput.utf8)) as? [[String: Any]])
+        let attempts = try #require(entries.last?["attempts"] as? [[String: Any]])
+        #expect(attempts.last?["address"] as? String == server.address)
+        #expect(attempts.last?["outcome"] as? String == "answered")
+        #expect(attempts.dropLast().allSatisfy { $0["address"] as? String == "127.0.0.1:1" && $0["outcome"] as? String == "unreachable" })
+        let seq = try #require(entries.last?["seq"] as? Int)
+        let shown = try await home.escrow("audit", "show", String(seq))
+        #expect(shown.standardOutput.contains("Attempts:"))
+        #expect(shown.standardOutput.contains("\(server.address) answered"))
+
+        // A server whose only address is dead: the run fails, and the address is skipped for a while.
+        #expect(try await home.escrow("servers", "add", "down", "--address", "127.0.0.1:1", "--ca", certificates.path("ca.pem"),
+                                      "--server-name", "compute-1").succeeded)
+        let first = try await home.run(sql: Self.sql, compute: "contacts.tuples", extra: ["--server", "down"])
+        #expect(first.status == 2, "awaits approval: \(first)")
+        #expect(try await home.escrow("approve", try #require(first.pendingFlow)).succeeded)
+        let failed = try await home.run(sql: Self.sql, compute: "contacts.tuples", extra: ["--server", "down"])
+        #expect(!failed.succeeded)
+        #expect(failed.standardError.contains("127.0.0.1:1"), "\(failed)")
+        let down = try await home.escrow("servers", "show", "down", "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(down.standardOutput.utf8)) as? [String: Any])
+        let state = try #require((object["states"] as? [[String: Any]])?.first)
+        #expect(state["address"] as? String == "127.0.0.1:1")
+        #expect(state["state"] as? String == "skipped")
+        #expect(state["failures"] as? Int == 1)
+        #expect((state["lastError"] as? String)?.contains("connection refused") == true)
+        let text = try await home.escrow("servers", "show", "down")
+        #expect(text.standardOutput.contains("skipped for"))
+        let missing = try await home.escrow("servers", "show", "nowhere")
+        #expect(!missing.succeeded)
+        #expect(missing.standardError.contains("unknown compute server 'nowhere'"))
+        #expect(try await home.escrow("audit", "verify").succeeded)
+    }
 }

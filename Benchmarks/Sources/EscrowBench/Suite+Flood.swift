@@ -111,7 +111,7 @@ extension Suite {
     }
 
     /// The port of the "listening on HOST:PORT" line the server prints (within 30 s).
-    private static func listeningPort(_ output: Pipe, _ server: Process) async throws -> Int {
+    static func listeningPort(_ output: Pipe, _ server: Process) async throws -> Int {
         let handle = output.fileHandleForReading
         let line = try await Task.detached { () throws -> String in
             var text = ""

@@ -31,7 +31,7 @@ struct Suite {
     /// The figure groups, by the key `--only` selects them with.
     static let groups = ["contacts", "photos", "init", "import", "location", "audit", "remote", "codec", "grpc", "flows", "contacts-flow",
                          "photos-flow", "split", "throughput", "memory", "egress", "egress-record",
-                         "egress-reports", "egress-http", "location-places", "location-mask", "modules", "flood"]
+                         "egress-reports", "egress-http", "location-places", "location-mask", "modules", "tier", "flood"]
 
     /// Groups a full run leaves out: only `--only` runs them (the flood takes the whole machine).
     static let optInGroups: Set<String> = ["flood"]
@@ -60,6 +60,7 @@ struct Suite {
             case "location-places": results += try await locationPlaces()
             case "location-mask": results += try await locationMask()
             case "modules": results += try await modules()
+            case "tier": results += try await tier()
             // Parts of the egress group, each selectable alone: when "egress" runs, they come with it.
             case "egress-record" where only.isEmpty || only.contains("egress"),
                  "egress-reports" where only.isEmpty || only.contains("egress"),
