@@ -29,6 +29,7 @@ import Testing
                 ALTER TABLE AuditEntry DROP COLUMN locationAccuracy; ALTER TABLE AuditEntry DROP COLUMN locationRadius;
                 ALTER TABLE AuditEntry DROP COLUMN locationK; ALTER TABLE AuditEntry DROP COLUMN locationRuns;
                 ALTER TABLE Flow DROP COLUMN moduleBytes; ALTER TABLE AuditEntry DROP COLUMN moduleSHA256;
+                DROP TABLE ServerAddressState; ALTER TABLE AuditEntry DROP COLUMN attempts;
                 PRAGMA user_version = 3
                 """)
             #expect(try state.scalarInt("PRAGMA user_version") == 3)
