@@ -102,8 +102,11 @@ final class RemoteCompute: Sendable {
         // replica died) or whose replica is shutting down says nothing of the others.
         var reconnected: Set<String> = []
         var lastError: (any Error)?
+        // Read for every call: a server the individual removed gets no more data, and one
+        // registered again with other addresses is reached there.
+        let record = try registry.server(serverID)
         while true {
-            guard let address = try choose(serverID, excluding: tried) else {
+            guard let address = try choose(record, excluding: tried) else {
                 throw lastError ?? ServerError.noAddress
             }
             tried.insert(address)
@@ -203,16 +206,16 @@ final class RemoteCompute: Sendable {
 
     /// The address the next attempt of a call goes to: this host's first working address not yet
     /// tried, else the one skipped the shortest (every address is tried before a call fails).
-    private func choose(_ serverID: String, excluding tried: Set<String>) throws -> String? {
-        let known = try known(serverID)
-        let addresses = known.record.addresses
+    private func choose(_ record: ServerRecord, excluding tried: Set<String>) throws -> String? {
+        let states = try known(record).states
+        let addresses = record.addresses
         let now = registry.state.clock.now().seconds
         let start = spread.load(ordering: .relaxed) % max(addresses.count, 1)
         var skipped: [(address: String, until: Double)] = []
         for offset in addresses.indices {
             let address = addresses[(start + offset) % addresses.count]
             guard !tried.contains(address) else { continue }
-            if let state = known.states[address], state.isBackingOff(at: now), let until = state.retryAt {
+            if let state = states[address], state.isBackingOff(at: now), let until = state.retryAt {
                 skipped.append((address, until))
             } else {
                 return address
@@ -221,11 +224,12 @@ final class RemoteCompute: Sendable {
         return skipped.min { $0.until < $1.until }?.address
     }
 
-    /// The server as this host knows it, read from the registry on first use.
-    private func known(_ serverID: String) throws -> Known {
-        if let known = pool.withLock({ $0.known[serverID] }) { return known }
-        let known = Known(record: try registry.server(serverID), states: try registry.recordedStates(of: serverID))
-        pool.withLock { $0.known[serverID] = known }
+    /// The server as this host knows it: its addresses' states read from the registry on first
+    /// use, then kept up to date by this host's own calls.
+    private func known(_ record: ServerRecord) throws -> Known {
+        if let known = pool.withLock({ $0.known[record.id] }), known.record == record { return known }
+        let known = Known(record: record, states: try registry.recordedStates(of: record.id))
+        pool.withLock { $0.known[record.id] = known }
         return known
     }
 
