@@ -297,6 +297,7 @@ let package = Package(
             dependencies: [
                 "Escrow", "EscrowEmbedded", "EscrowCore", "EscrowHost", "EscrowDaemon", "EscrowStore", "EscrowFunctions",
                 "EscrowWire", "EscrowTestSupport", "EscrowModules",
+                .product(name: "WAT", package: "WasmKit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
