@@ -256,7 +256,8 @@ let package = Package(
         ),
         .target(
             name: "EscrowTestSupport",
-            dependencies: ["EscrowCore", "EscrowStore", "EscrowHost", "EscrowWire", "EscrowModules", "CTurboJPEG"],
+            dependencies: ["EscrowCore", "EscrowStore", "EscrowHost", "EscrowWire", "EscrowModules", "CTurboJPEG",
+                           .product(name: "Logging", package: "swift-log")],
             path: "Tests/EscrowTestSupport",
             swiftSettings: strictSettings
         ),
@@ -297,6 +298,7 @@ let package = Package(
             dependencies: [
                 "Escrow", "EscrowEmbedded", "EscrowCore", "EscrowHost", "EscrowDaemon", "EscrowStore", "EscrowFunctions",
                 "EscrowWire", "EscrowTestSupport", "EscrowModules",
+                .product(name: "WAT", package: "WasmKit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -96,16 +96,22 @@ public struct Escrow: Sendable {
     /// shown with what its imports let it do, and any change to it is a new dataflow to approve.
     ///
     /// - Parameters:
-    ///   - module: the module's bytes (a WebAssembly binary with an `escrow.module` manifest).
+    ///   - module: the module's bytes (a WebAssembly binary with an `escrow.module` manifest), at
+    ///     most `RPCLimits.maximumModuleLength` (16 MiB).
     ///   - Other parameters: as `run(access:compute:…)`.
     /// - Throws: `EscrowError.invalidModule` when the escrow refuses the module (not valid
-    ///   WebAssembly, an import it does not offer, no manifest…), and the errors of `runFrame`.
+    ///   WebAssembly, an import it does not offer, no manifest…) or it is over 16 MiB (refused
+    ///   here, before it is sent), and the errors of `runFrame`.
     public func run(access: String, module: [UInt8], on destination: Destination = .device,
                     purpose: String, parameters: [String: String] = [:],
                     locationAccuracy: LocationAccuracy? = nil,
                     waitForApproval: Duration? = nil) async throws(EscrowError) -> Frame {
         try checkTexts(purpose: purpose, access: access, parameters: parameters)
         guard !module.isEmpty else { throw .invalidModule("the module is empty: pass the bytes of a WebAssembly module") }
+        // The daemon would refuse it too, but by closing the connection while the app still writes.
+        guard module.count <= RPCLimits.maximumModuleLength else {
+            throw .invalidModule(RPCError.moduleTooLarge(length: module.count, maximum: RPCLimits.maximumModuleLength).description)
+        }
         let request = DataflowRequest(app: app, purpose: purpose, access: access, compute: "",
                                       destination: destination, parameters: ComputeParameters(parameters),
                                       locationAccuracy: locationAccuracy, module: .bytes(module))

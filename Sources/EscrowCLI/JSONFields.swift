@@ -2,8 +2,10 @@ import EscrowCore
 
 /// Field shorthands for the CLI's `--json` objects.
 extension JSONWriter.ObjectWriter {
-    mutating func field(_ name: String, int value: Int) {
-        field(name) { $0.int(Int64(value)) }
+    mutating func field(_ name: String, int value: Int?) {
+        field(name) { writer in
+            if let value { writer.int(Int64(value)) } else { writer.null() }
+        }
     }
 
     mutating func field(_ name: String, double value: Double?) {

@@ -122,10 +122,20 @@ struct ModulesRemoveCommand: AsyncParsableCommand {
             """)
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The module's SHA-256, a prefix of it, or its id.") var module: String
+    @Flag(help: "Print what was removed as a JSON object.") var json = false
     func run() async throws {
         try await reportingErrors {
             let removed = try global.moduleStore().remove(module)
-            if let kept = removed.module {
+            if json {
+                var writer = JSONWriter.forDisplay()
+                writer.object { object in
+                    object.field("sha256", removed.sha256)
+                    object.field("id", removed.module?.manifest.id)
+                    object.field("version", int: removed.module?.manifest.version)
+                    object.field("damaged") { $0.bool(removed.module == nil) }
+                }
+                print(writer.text)
+            } else if let kept = removed.module {
                 print("removed \(kept.manifest.id) version \(kept.manifest.version) (SHA-256 \(removed.sha256))")
             } else {
                 print("removed the damaged module file \(removed.sha256)")

@@ -30,7 +30,8 @@ struct ServeCommand: AsyncParsableCommand {
     var maximumConnections: Int?
 
     @Option(name: .customLong("max-request"),
-            help: ArgumentHelp("Largest request an app may send, in bytes; a longer one is refused from its length prefix.", valueName: "BYTES"))
+            help: ArgumentHelp("Largest request an app may send, in bytes, not counting a compute module it brings (up to \(RPCLimits.maximumModuleLength >> 20) MiB more); a longer one is refused before it is read.",
+                               valueName: "BYTES"))
     var maximumRequest = HostDaemon.defaultMaximumRequestLength
 
     @Option(name: .customLong("first-request-timeout"),

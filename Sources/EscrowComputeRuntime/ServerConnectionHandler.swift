@@ -283,7 +283,14 @@ final class ServerConnectionHandler: ChannelInboundHandler, RemovableChannelHand
                 output = try await function(call.input, context: call.context)
             case .module(let request, let bytes, let modules):
                 let module: ComputeModule
-                switch modules.module(request, bytes: bytes) {
+                // Bytes to check (a module new to the server) are parsed, validated and compiled:
+                // off the cooperative pool, as the host does. A cached module is only looked up.
+                let found = if let bytes {
+                    try await ModuleSandbox.shared.offPool { modules.module(request, bytes: bytes) }
+                } else {
+                    modules.module(request, bytes: nil)
+                }
+                switch found {
                 case .success(let found): module = found
                 case .failure(let refusal): return (Self.error(id, refusal.code, refusal.message, function: functionID), nil)
                 }

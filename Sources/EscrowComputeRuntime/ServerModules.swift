@@ -76,8 +76,9 @@ final class ServerModules: Sendable {
         return .success([UInt8](request.module))
     }
 
-    /// The module a call names, checked against what the call says it is (off the event loop: a
-    /// module's first check parses and validates it).
+    /// The module a call names, checked against what the call says it is. With `bytes`, a
+    /// module's first check parses, validates and compiles it: call it off the event loop and off
+    /// the cooperative pool (`ModuleSandbox.offPool`).
     func module(_ request: Escrow_V1_ComputeRequest, bytes: [UInt8]?) -> Result<ComputeModule, Refusal> {
         let digest = request.moduleSha256
         let module: ComputeModule

@@ -16,14 +16,20 @@ import Synchronization
 /// refuses to start when another daemon serves the same home. `shutdown()` stops accepting, lets
 /// runs in flight finish (and be audited), then closes the connections and removes the socket.
 ///
-/// A request longer than `maximumRequestLength` is refused from its length prefix, before its
-/// bytes are read (`Error{MESSAGE_TOO_LARGE}`, then close). A connection over the maximum is closed
+/// A request longer than `maximumRequestLength` is refused (`Error{MESSAGE_TOO_LARGE}`, then
+/// close), unless it is a run request whose compute module makes up the difference: a module may
+/// be up to `RPCLimits.maximumModuleLength` bytes on top of the request's other fields. The
+/// decision is made from the length prefix and the request's first bytes (where its module field
+/// begins, and how long it says it is), so a request without a module is refused before more than
+/// `maximumRequestLength` of it is read, and one with a module over its maximum before the module
+/// is. A connection over the maximum is closed
 /// as soon as it is accepted; one that sends no request in time is closed (`ConnectionLimits`;
 /// its handshake timeout is unused: there is no TLS on the socket).
 public final class HostDaemon: Sendable {
     public let host: EscrowHost
     public let socketPath: String
-    /// The largest request message an app may send, in bytes.
+    /// The largest request message an app may send, in bytes, not counting the compute module a
+    /// run request may carry (up to `RPCLimits.maximumModuleLength` bytes more).
     public let maximumRequestLength: Int
     /// App connections open at once, and how long each may wait before its first request and
     /// between requests.
@@ -39,7 +45,8 @@ public final class HostDaemon: Sendable {
     private let retention = Mutex<Task<Void, Never>?>(nil)
 
     /// The default largest request: 1 MiB. A run request carries an app id, a purpose, an
-    /// access() query and parameters, never a frame of data, so a real one is a few kilobytes.
+    /// access() query and parameters, never a frame of data, so a real one is a few kilobytes;
+    /// a compute module it brings is counted apart.
     public static let defaultMaximumRequestLength = 1 << 20
 
     /// The default socket of a home: `<home>/escrow.sock`.
@@ -87,7 +94,8 @@ public final class HostDaemon: Sendable {
                     channel.closeFuture.whenComplete { _ in connections.closed(channel) }
                     let deadlines = ConnectionDeadlineHandler(limits: limits, handshake: false, logger: logger)
                     try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(EnvelopeDecoder(maximumMessageLength: maximumRequestLength)))
+                        ByteToMessageHandler(EnvelopeDecoder(maximumMessageLength: maximumRequestLength,
+                                                             maximumModuleLength: RPCLimits.maximumModuleLength)))
                     try channel.pipeline.syncOperations.addHandler(deadlines)
                     try channel.pipeline.syncOperations.addHandler(
                         AppConnectionHandler(host: host, daemon: daemon, deadlines: deadlines, logger: logger))

@@ -1,4 +1,5 @@
 import EscrowCore
+import EscrowWire
 
 /// A module the escrow refuses to keep or run, found when it is added (by the individual, with a
 /// run request, or on a compute server): what is wrong, and what the author can do.
@@ -35,7 +36,8 @@ public enum ModuleError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notWebAssembly(let reason):
             "the module is not valid WebAssembly: \(reason)"
         case .tooLarge(let bytes, let limit):
-            "the module is \(bytes) bytes; the escrow keeps modules of at most \(limit) bytes"
+            // The same words as the daemon's and the SDK's refusal of a module too large to send.
+            RPCError.moduleTooLarge(length: bytes, maximum: limit).description
         case .unknownImport(let module, let name):
             "the module imports \(DisplayText.escaped(module)).\(DisplayText.escaped(name)), which the escrow does not offer: "
                 + "a module may import only the escrow's own functions (module \"\(ModuleABI.importModule)\": \(ModuleABI.imports.keys.sorted().joined(separator: ", "))); "

@@ -1,3 +1,5 @@
+import EscrowWire
+
 /// What one module run may use. Each limit fails the run with its own error
 /// (`ModuleRunError.outOfFuel`, `.memoryLimit`, `.wallTime`) and leaves the escrow serving.
 public struct ModuleLimits: Sendable, Hashable {
@@ -18,8 +20,9 @@ public struct ModuleLimits: Sendable, Hashable {
     public static let memoryMegabytesRange: ClosedRange<Int> = 1...4096
     public static let wallTimeMillisecondsRange: ClosedRange<Int> = 10...600_000
 
-    /// The most bytes a module may be.
-    public static let maximumModuleBytes = 16 * 1024 * 1024
+    /// The most bytes a module may be: the protocol's (`RPCLimits.maximumModuleLength`), which
+    /// the daemon's socket takes on top of a run request's other fields.
+    public static let maximumModuleBytes = RPCLimits.maximumModuleLength
     /// The most bytes an output frame may be.
     public static let maximumOutputBytes = 64 * 1024 * 1024
     /// The most log lines one run keeps (later ones are counted, not kept), and their length.

@@ -9,35 +9,51 @@ import SwiftProtobuf
 /// a 2 GiB message is refused at once (nio-extras' `LengthFieldBasedFrameDecoder` has no maximum,
 /// so it would keep reading). Invalid protobuf is refused too. Both errors are fired down the
 /// pipeline as `RPCError` for the connection handler to answer and close.
+///
+/// With a `maximumModuleLength` (the daemon's socket), a longer message is read when it is a run
+/// request whose compute module makes up the difference: its other fields still fit the maximum,
+/// and the module is at most `maximumModuleLength` bytes. Which it is shows in its first bytes
+/// (`admitsModule`), so no more than the maximum is buffered before a message that is not one is
+/// refused.
 public struct EnvelopeDecoder: ByteToMessageDecoder {
     public typealias InboundOut = ReceivedEnvelope
 
-    /// The largest message accepted, in bytes (the protocol's default: 64 MiB).
+    /// The largest message accepted, in bytes (the protocol's default: 64 MiB), not counting a
+    /// run request's compute module when `maximumModuleLength` is above 0.
     public let maximumMessageLength: Int
+    /// The largest compute module a run request may carry beyond `maximumMessageLength`; 0 takes
+    /// no message over the maximum (the compute protocol's side).
+    public let maximumModuleLength: Int
+    /// The length of the message under way when `admitsModule` let it past the maximum.
+    private var admittedLength: Int?
 
-    public init(maximumMessageLength: Int = RPCLimits.defaultMaximumMessageLength) {
+    public init(maximumMessageLength: Int = RPCLimits.defaultMaximumMessageLength, maximumModuleLength: Int = 0) {
         self.maximumMessageLength = maximumMessageLength
+        self.maximumModuleLength = maximumModuleLength
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return .needMoreData }
-        guard Int(length) <= maximumMessageLength else {
-            throw RPCError.messageTooLarge(length: Int(length), maximum: maximumMessageLength)
+        guard let prefix = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return .needMoreData }
+        let length = Int(prefix)
+        if length > maximumMessageLength, admittedLength != length {
+            guard try admitsModule(buffer, length: length) else { return .needMoreData }
+            admittedLength = length
         }
-        guard buffer.readableBytes >= 4 + Int(length) else {
+        guard buffer.readableBytes >= 4 + length else {
             // A large message under way: once a megabyte of it is here, make room for the rest at
             // once instead of regrowing (and copying) the buffer as it arrives. Only then, so a
             // peer cannot make the receiver allocate a whole maximum message for a few bytes.
-            let missing = 4 + Int(length) - buffer.readableBytes
+            let missing = 4 + length - buffer.readableBytes
             if buffer.readableBytes >= 1 << 20, buffer.writableBytes < missing {
                 buffer.reserveCapacity(minimumWritableBytes: missing)
             }
             return .needMoreData
         }
         buffer.moveReaderIndex(forwardBy: 4)
-        guard let body = buffer.readSlice(length: Int(length)) else { return .needMoreData }
+        guard let body = buffer.readSlice(length: length) else { return .needMoreData }
+        admittedLength = nil
         let (envelope, frame) = try Self.read(body)
-        context.fireChannelRead(wrapInboundOut(ReceivedEnvelope(envelope: envelope, frame: frame, byteCount: 4 + Int(length))))
+        context.fireChannelRead(wrapInboundOut(ReceivedEnvelope(envelope: envelope, frame: frame, byteCount: 4 + length)))
         return .continue
     }
 

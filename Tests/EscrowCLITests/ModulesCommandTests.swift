@@ -351,6 +351,38 @@ struct ModulesCommandTests {
         #expect(repaired.succeeded, "adding the module again repairs it: \(repaired)")
     }
 
+    @Test("remove --json names the module removed, or the damaged file; nothing on standard output when there is none")
+    func removeJSON() async throws {
+        let home = try await Self.emptyHome()
+        defer { home.remove() }
+        let boundsDigest = Self.sha256(try ExampleModules.bytes("location-bounds"))
+        let weatherDigest = Self.sha256(try ExampleModules.bytes("weather-swift"))
+        #expect(try await home.escrow("modules", "add", try ExampleModules.url("location-bounds").path).succeeded)
+        #expect(try await home.escrow("modules", "add", try ExampleModules.url("weather-swift").path).succeeded)
+
+        let removed = try await home.escrow("modules", "remove", Self.boundsID, "--json")
+        #expect(removed.succeeded, "\(removed)")
+        let json = try #require(removed.jsonObject, "\(removed)")
+        #expect(json["sha256"] as? String == boundsDigest)
+        #expect(json["id"] as? String == Self.boundsID)
+        #expect(json["version"] as? Int == 1)
+        #expect(json["damaged"] as? Bool == false)
+        #expect(json.count == 4, "\(json)")
+
+        // A damaged file has no id or version to tell: null, and damaged true.
+        try Data("damaged".utf8).write(to: home.url.appendingPathComponent("modules/\(weatherDigest).wasm"))
+        let damaged = try #require(try await home.escrow("modules", "remove", weatherDigest, "--json").jsonObject)
+        #expect(damaged["sha256"] as? String == weatherDigest)
+        #expect(damaged["id"] is NSNull && damaged["version"] is NSNull, "\(damaged)")
+        #expect(damaged["damaged"] as? Bool == true)
+        #expect(try await home.escrow("modules", "list", "--json").jsonArray?.isEmpty == true)
+
+        let missing = try await home.escrow("modules", "remove", Self.boundsID, "--json")
+        #expect(missing.status == 1, "\(missing)")
+        #expect(missing.standardOutput.isEmpty, "\(missing)")
+        #expect(missing.standardError.contains("no module \(Self.boundsID) in the escrow home"), "\(missing)")
+    }
+
     @Test("run takes a function or a module, not both and not neither", arguments: [["--compute", "identity", "--module", "m.wasm"], []])
     func functionOrModule(_ compute: [String]) async throws {
         let home = try await Self.emptyHome()

@@ -70,11 +70,12 @@ import Glibc
     }
 
     @Test(arguments: [
-        // Lengths over the 1 MiB maximum: refused from the prefix alone (the test sends nothing
-        // else, so an answer proves the daemon did not wait for the bytes announced).
+        // Lengths over the 1 MiB maximum plus the 16 MiB a module may add: refused from the prefix
+        // alone (the test sends nothing else, so an answer proves the daemon did not wait for the
+        // bytes announced).
         ([0x7F, 0xFF, 0xFF, 0xFF], Escrow_V1_Error.Code.messageTooLarge),
         ([0x20, 0x00, 0x00, 0x00], .messageTooLarge),
-        ([0x00, 0x20, 0x00, 0x00], .messageTooLarge),
+        ([0x01, 0x10, 0x00, 0x01], .messageTooLarge),
         // A whole message whose bytes are not protobuf.
         ([0x00, 0x00, 0x00, 0x03, 0xFF, 0xFF, 0xFF], .badRequest),
     ] as [([UInt8], Escrow_V1_Error.Code)])
@@ -147,5 +148,103 @@ import Glibc
         }
         #expect(refused.isEmpty)
         #expect(pongs == [77, 77])
+    }
+
+    /// Protobuf's varint.
+    private static func varint(_ value: Int) -> [UInt8] {
+        var value = UInt64(value)
+        var bytes: [UInt8] = []
+        while value >= 0x80 {
+            bytes.append(UInt8(value & 0x7F) | 0x80)
+            value >>= 7
+        }
+        return bytes + [UInt8(value)]
+    }
+
+    /// The first bytes of a message `length` long: its length prefix, then `envelope`'s first bytes.
+    private static func start(length: Int, _ envelope: [UInt8]) -> [UInt8] {
+        withUnsafeBytes(of: UInt32(length).bigEndian) { Array($0) } + envelope
+    }
+
+    /// The first bytes of a run request (request id 7) whose body is `bodyLength` long and begins
+    /// with `fields`, in a message `length` long.
+    private static func runRequest(length: Int, bodyLength: Int, _ fields: [UInt8]) -> [UInt8] {
+        start(length: length, [0x08, 0x07, 0x52] + varint(bodyLength) + fields)
+    }
+
+    struct LongMessage: Sendable, CustomTestStringConvertible {
+        let name: String
+        let bytes: [UInt8]
+        let says: String
+        var testDescription: String { name }
+    }
+
+    static let megabyte = 1 << 20
+    static let app: [UInt8] = [0x0A, 15] + Array("org.example.big".utf8)
+
+    /// Messages over the 1 MiB maximum that are not a run request with a module making up the
+    /// difference, or whose module is over 16 MiB. The test sends only their first bytes: an answer
+    /// proves the daemon told from them, without reading (or holding) the rest.
+    static let longMessages: [LongMessage] = [
+        LongMessage(name: "a 2 MiB ping", bytes: start(length: 2 * megabyte, [0x08, 0x07, 0x42]),
+                    says: "a message of 2097152 bytes is over the maximum of 1048576 bytes, not counting the compute module "
+                        + "a run request may carry (up to 16777216 bytes (16 MiB))"),
+        LongMessage(name: "a run request whose app field is 2 MiB",
+                    bytes: runRequest(length: 2 * megabyte, bodyLength: 2 * megabyte - 8, [0x0A] + varint(2 * megabyte - 16)),
+                    says: "a message of 2097152 bytes is over the maximum of 1048576 bytes"),
+        LongMessage(name: "a run request whose module is 1 MiB but whose other fields are 2 MiB",
+                    bytes: runRequest(length: 3 * megabyte, bodyLength: 3 * megabyte - 8,
+                                      app + [0x4A] + varint(megabyte)),
+                    says: "a message of 3145728 bytes is over the maximum of 1048576 bytes"),
+        LongMessage(name: "a run request whose module is one byte over 16 MiB",
+                    bytes: runRequest(length: 16 * megabyte + 32, bodyLength: 16 * megabyte + 24,
+                                      app + [0x4A] + varint(16 * megabyte + 1)),
+                    says: "the module is 16777217 bytes; the escrow keeps modules of at most 16777216 bytes (16 MiB)"),
+    ]
+
+    @Test("a long message that a module does not account for is refused from its first bytes", arguments: longMessages)
+    func aLongMessageIsRefusedFromItsFirstBytes(_ message: LongMessage) async throws {
+        let received = try await withDaemon(.forTests) { path in try Self.exchange(message.bytes, socketPath: path) }
+        let envelope = try Self.onlyEnvelope(received)
+        #expect(envelope.requestID == 0)
+        #expect(envelope.error.code == .messageTooLarge, "\(envelope)")
+        #expect(envelope.error.message.hasPrefix(message.says), "\(envelope.error.message)")
+    }
+
+    @Test func aRunRequestWithAModuleOverTheRequestLimitIsReadAndAnswered() async throws {
+        // 1.5 MiB of module bytes that are not WebAssembly: read whole, then refused for what they are.
+        var request = Escrow_V1_RunRequest()
+        request.app = "org.example.big"
+        request.purpose = "A large module"
+        request.accessSql = "SELECT latitude, longitude FROM Location"
+        request.module = Data(repeating: 0x2A, count: 3 * Self.megabyte / 2)
+        var envelope = Escrow_V1_Envelope()
+        envelope.requestID = 7
+        envelope.runRequest = request
+        let payload: [UInt8] = try envelope.serializedBytes()
+        let message = withUnsafeBytes(of: UInt32(payload.count).bigEndian) { Array($0) } + payload
+        let answer = try await withDaemon(.forTests) { path in
+            let descriptor = try Self.dial(path)
+            defer { close(descriptor) }
+            var sent = 0
+            while sent < message.count {
+                let count = message[sent...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                try #require(count > 0, "the daemon stopped reading the request")
+                sent += count
+            }
+            var received: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            func whole() -> Bool { received.count >= 4 && received.count >= 4 + received.prefix(4).reduce(0) { $0 << 8 | Int($1) } }
+            while !whole() {
+                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                try #require(count > 0, "the daemon closed or did not answer within 10 s")
+                received += chunk.prefix(count)
+            }
+            return received
+        }
+        let reply = try Self.onlyEnvelope(answer)
+        #expect(reply.requestID == 7, "answered under the request's id, the connection kept: \(reply)")
+        #expect(reply.error.code == .invalidModule, "\(reply)")
+        #expect(reply.error.message.contains("the module is not valid WebAssembly"), "\(reply.error.message)")
     }
 }

@@ -11,13 +11,15 @@ import NIOSSL
 import SwiftProtobuf
 import Testing
 
-/// A compute server that says it ran another module than the one approved: its output is
-/// withheld, the attempt is audited, and the host goes on serving.
+/// Compute servers that answer a module call as a real `escrow-compute` of this build never
+/// would for a module the host accepted: one says it ran another module than the one approved
+/// (its output is withheld), one calls the module invalid (INVALID_MODULE). Each attempt is
+/// audited, and the host goes on serving.
 @Suite struct ModuleLyingServerTests {
     @Test func anOutputFromAServerThatRanAnotherModuleIsWithheldAndAudited() async throws {
         let certificates = try await DevCertificates.make()
         defer { certificates.remove() }
-        let server = try await LyingServer.start(certificates)
+        let server = try await LyingServer.start(certificates, answer: .anotherModule)
         defer { server.stop() }
         let bytes = try ExampleModules.bytes("location-bounds")
         let module = try ComputeModule(bytes: bytes)
@@ -54,10 +56,63 @@ import Testing
     }
 }
 
-/// A TLS server speaking the compute protocol that answers every compute call with an output and
-/// a module digest that is not the one asked for.
+extension ModuleLyingServerTests {
+    @Test func aServerThatCallsTheModuleInvalidFailsTheRunClearlyAndTheHostGoesOn() async throws {
+        let certificates = try await DevCertificates.make()
+        defer { certificates.remove() }
+        let server = try await LyingServer.start(certificates, answer: .invalidModule)
+        defer { server.stop() }
+        let bytes = try ExampleModules.bytes("location-bounds")
+        let digest = ComputeModule.sha256(of: bytes)
+        try await TemporaryHome.with { temporary in
+            try temporary.seed()
+            let host = try EscrowHost(home: temporary.home, logger: Logger(label: "test"))
+            try host.servers.add(id: "compute-1", addresses: ["127.0.0.1:\(server.port)"], caFile: certificates.path("ca.pem"),
+                                 serverName: "compute-1", clientCertificate: certificates.path("client.pem"),
+                                 clientKey: certificates.path("client-key.pem"))
+            let request = DataflowRequest(app: "org.example.area", purpose: "The area you moved in",
+                                          access: "SELECT latitude, longitude FROM Location", compute: "",
+                                          destination: .server("compute-1"), parameters: ComputeParameters(["decimals": "2"]),
+                                          module: .bytes(bytes))
+            for attempt in 1...2 {
+                do {
+                    _ = try await host.runApproving(request)
+                    Issue.record("a run the server refused produced an output")
+                } catch RPCError.remote(code: .invalidModule, let message) {
+                    #expect(message == LyingServer.invalidModule)
+                    let failure = AppFailure(hostError: RPCError.remote(code: .invalidModule, message: message))
+                    #expect(failure.kind == .serverUnavailable, "the module is valid here: the server is what fails")
+                    #expect(failure.message.contains(LyingServer.invalidModule))
+                }
+                let entry = try #require(try host.audit.entries().last, "attempt \(attempt)")
+                #expect(entry.facts.outcome == .failed)
+                #expect(entry.facts.outputSHA256 == nil)
+                #expect(entry.facts.moduleSHA256 == digest)
+                #expect(entry.facts.reason?.contains(LyingServer.invalidModule) == true, "\(entry.facts.reason ?? "")")
+            }
+            #expect(try host.audit.verify() == .intact(entries: try host.audit.entries().count))
+            #expect(host.modules.keeps(digest), "the host's own check still holds: the module stays kept")
+            // The host goes on serving: the same module on the device.
+            var onDevice = request
+            onDevice.destination = .device
+            #expect(try await host.runApproving(onDevice).output.rowCount == 1)
+        }
+    }
+}
+
+/// A TLS server speaking the compute protocol that answers every compute call one way (`Answer`).
 private final class LyingServer: Sendable {
     static let otherDigest = String(repeating: "0", count: 64)
+    static let invalidModule = "the module is not valid WebAssembly: unexpected end of the section or function"
+
+    /// How the server answers a compute call.
+    enum Answer: Sendable {
+        /// With an output and a module digest that is not the one asked for.
+        case anotherModule
+        /// With `Error{INVALID_MODULE}` (`LyingServer.invalidModule`).
+        case invalidModule
+    }
+
     let port: Int
     private let channel: any Channel
 
@@ -66,7 +121,7 @@ private final class LyingServer: Sendable {
         self.channel = channel
     }
 
-    static func start(_ certificates: DevCertificates) async throws -> LyingServer {
+    static func start(_ certificates: DevCertificates, answer: Answer) async throws -> LyingServer {
         let tls = try TLSFiles(certificate: certificates.path("server.pem"), privateKey: certificates.path("server-key.pem"),
                                certificateAuthority: certificates.path("ca.pem")).serverContext()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -74,7 +129,7 @@ private final class LyingServer: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder()))
-                    try channel.pipeline.syncOperations.addHandler(LyingHandler())
+                    try channel.pipeline.syncOperations.addHandler(LyingHandler(answer: answer))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -87,6 +142,11 @@ private final class LyingServer: Sendable {
 private final class LyingHandler: ChannelInboundHandler, Sendable {
     typealias InboundIn = ReceivedEnvelope
     typealias OutboundOut = ByteBuffer
+    let answer: LyingServer.Answer
+
+    init(answer: LyingServer.Answer) {
+        self.answer = answer
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let received = unwrapInboundIn(data)
@@ -96,6 +156,12 @@ private final class LyingHandler: ChannelInboundHandler, Sendable {
             switch received.envelope.body {
             case .hello:
                 reply.catalog = .with { $0.serverID = "compute-1" }
+                context.writeAndFlush(wrapOutboundOut(try reply.message()), promise: nil)
+            case .computeRequest where answer == .invalidModule:
+                reply.error = .with {
+                    $0.code = .invalidModule
+                    $0.message = LyingServer.invalidModule
+                }
                 context.writeAndFlush(wrapOutboundOut(try reply.message()), promise: nil)
             case .computeRequest:
                 reply.computeResponse = .with { $0.moduleSha256 = LyingServer.otherDigest }

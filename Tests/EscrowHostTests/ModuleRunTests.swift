@@ -5,6 +5,7 @@ import EscrowModules
 import EscrowNetwork
 import EscrowStore
 import EscrowTestSupport
+import EscrowWire
 import Foundation
 import Logging
 import Testing
@@ -23,9 +24,10 @@ import WAT
         var description: String { rawValue }
 
         /// Runs `body` with a host of a seeded home, prepared for this place, and the flows' destination.
-        func with(network: (any NetworkClient)? = nil, serverArguments: [String] = [],
-                  _ body: (EscrowHost, Destination) async throws -> Void) async throws {
-            let logger = Logger(label: "test")
+        ///
+        /// - Parameter serverLog: given the compute server's standard error once `body` is done.
+        func with(network: (any NetworkClient)? = nil, serverArguments: [String] = [], logger: Logger = Logger(label: "test"),
+                  serverLog: (String) -> Void = { _ in }, _ body: (EscrowHost, Destination) async throws -> Void) async throws {
             try await TemporaryHome.with { temporary in
                 try temporary.seed()
                 let host = try EscrowHost(home: temporary.home, network: network, logger: logger)
@@ -37,6 +39,7 @@ import WAT
                         try host.register(server, certificates)
                         do {
                             try await body(host, .server("compute-1"))
+                            serverLog(server.standardError)
                         } catch {
                             throw FixtureError("\(error); escrow-compute's standard error: \(server.standardError)")
                         }
@@ -181,6 +184,101 @@ import WAT
                 #expect(good.output.rowCount == 1)
             }
             #expect(try host.audit.verify() == .intact(entries: try host.audit.entries().count))
+        }
+    }
+
+    /// How a compute server's operator keeps a module from running there.
+    enum Refusing: String, CaseIterable, Sendable, CustomStringConvertible {
+        case noModules, anotherModuleAllowed
+        var description: String { rawValue }
+
+        func arguments() throws -> [String] {
+            switch self {
+            case .noModules: ["--no-modules"]
+            case .anotherModuleAllowed: ["--allow-module", ComputeModule.sha256(of: try ExampleModules.bytes("weather-swift"))]
+            }
+        }
+
+        func says(_ digest: String) -> String {
+            switch self {
+            case .noModules: "this server's operator runs no compute modules"
+            case .anotherModuleAllowed: "this server's operator does not accept module \(digest)"
+            }
+        }
+    }
+
+    /// A real compute server whose operator does not accept the module (MODULE_REFUSED): the run
+    /// fails saying so, the attempt is audited, no data was computed on, and the host serves the
+    /// next run, on that server and on the device.
+    @Test(arguments: Refusing.allCases)
+    func aServerThatRefusesTheModuleFailsTheRunClearlyAndTheHostGoesOn(_ refusing: Refusing) async throws {
+        let bytes = try ExampleModules.bytes("location-bounds")
+        let digest = ComputeModule.sha256(of: bytes)
+        try await Place.computeServer.with(serverArguments: try refusing.arguments()) { host, destination in
+            do {
+                _ = try await host.runApproving(Self.bounds(bytes, on: destination), accuracy: .exact)
+                Issue.record("a server that refuses the module ran it")
+            } catch {
+                guard case RPCError.remote(code: .moduleRefused, let message) = error else {
+                    Issue.record("\(error)")
+                    return
+                }
+                #expect(message.hasPrefix(refusing.says(digest)), "\(message)")
+                #expect(AppFailure(hostError: error).kind == .serverUnavailable)
+                #expect(AppFailure(hostError: error).message.contains(refusing.says(digest)))
+            }
+            let entry = try #require(try host.audit.entries().last)
+            #expect(entry.facts.outcome == .failed)
+            #expect(entry.facts.outputSHA256 == nil)
+            #expect(entry.facts.moduleSHA256 == digest)
+            #expect(entry.facts.destination == destination.description)
+            #expect(entry.facts.reason?.contains(refusing.says(digest)) == true, "\(entry.facts.reason ?? "")")
+            // The host goes on serving: a built-in function on the same server, the module on the device.
+            let native = try await host.runApproving(app: "org.example.places", purpose: "The area you were in", access: Self.places,
+                                                     compute: "location.bounds", on: destination,
+                                                     parameters: ComputeParameters(["decimals": "2"]))
+            let onDevice = try await host.runApproving(Self.bounds(bytes, on: .device), accuracy: .exact)
+            #expect(onDevice.output == native.output)
+            #expect(try host.audit.verify() == .intact(entries: try host.audit.entries().count))
+        }
+    }
+
+    /// A module's `log` lines reach the escrow host's own log at debug level, with the module's id
+    /// and the line alone; never the audit log or the app; and a compute server drops them, even
+    /// when its operator asks for its most verbose log.
+    @Test(arguments: Place.allCases)
+    func aModulesLogLinesReachOnlyTheHostsDebugLog(_ place: Place) async throws {
+        let marker = "module-log-marker-7f3a"
+        let output = try Frame(columns: [Column(name: "n", values: .int64([1]))]).encoded
+        let bytes = ExampleModules.withManifest(try wat2wasm("""
+            (module
+              (import "escrow" "log" (func $log (param i32 i32)))
+              (import "escrow" "output_write" (func $out (param i32 i32)))
+              (memory (export "memory") 1)
+              (data (i32.const 0) "\(ExampleModules.watString(output))")
+              (data (i32.const 1024) "\(marker)")
+              (func (export "escrow_run") (result i32)
+                (call $log (i32.const 1024) (i32.const \(marker.utf8.count)))
+                (call $out (i32.const 0) (i32.const \(output.count)))
+                (i32.const 0)))
+            """), ExampleModules.manifest(id: "test.logger"))
+        let captured = CapturedLog()
+        var serverLog = ""
+        try await place.with(serverArguments: ["--verbose"], logger: captured.logger, serverLog: { serverLog = $0 }) { host, destination in
+            let request = DataflowRequest(app: "org.example.logger", purpose: "Test the log", access: Self.places, compute: "",
+                                          destination: destination, module: .bytes(bytes))
+            let result = try await host.runApproving(request, accuracy: .exact)
+            #expect(try result.output.column("n").int64(at: 0) == 1)
+            #expect(!"\(result.auditEntry)".contains(marker), "never in the audit log")
+        }
+        let mentions = captured.records.filter { $0.text.contains(marker) }
+        switch place {
+        case .device:
+            #expect(mentions == [CapturedLog.Record(level: .debug, message: "module log",
+                                                    metadata: ["module": "test.logger", "line": marker])])
+        case .computeServer:
+            #expect(mentions.isEmpty, "the host never gets a server's module log lines: \(mentions)")
+            #expect(!serverLog.contains(marker), "\(serverLog)")
         }
     }
 

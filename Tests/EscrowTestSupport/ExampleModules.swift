@@ -44,6 +44,11 @@ public enum ExampleModules {
         appendingSection("escrow.module", Array(json.utf8), to: module)
     }
 
+    /// `bytes` as the text of a WebAssembly text format string (`(data … "…")`), every byte escaped.
+    public static func watString(_ bytes: [UInt8]) -> String {
+        bytes.map { "\\" + String($0, radix: 16).leftPadded(to: 2) }.joined()
+    }
+
     /// A small valid manifest.
     public static func manifest(id: String = "test.module", inputs: String = "\"any\"", parameters: String = "[]") -> String {
         #"{"id": "\#(id)", "version": 1, "summary": "A module the tests build.", "inputs": \#(inputs), "parameters": \#(parameters)}"#
@@ -64,4 +69,10 @@ public enum ExampleModules {
 
 public struct ExampleModuleError: Error, CustomStringConvertible {
     public let description: String
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
+    }
 }

@@ -35,7 +35,8 @@ extension Suite {
 
     func modules() async throws -> [FigureResult] {
         let bytes = try Self.boundsModule()
-        return try await moduleRunOverhead(bytes) + moduleComputation(bytes) + moduleFirstRun(bytes) + moduleOnServer(bytes)
+        return try await moduleRunOverhead(bytes) + moduleComputation(bytes) + moduleFirstRun(bytes) + moduleFirstRunThroughRun(bytes)
+            + moduleOnServer(bytes)
     }
 
     private struct ModuleFlowFixture {
@@ -155,8 +156,73 @@ extension Suite {
             },
             tearDown: { _ in }
         )
-        return [FigureResult(name: "module first-run check (parse, validate, compile; \(bytes.count) bytes)", unit: .microseconds,
-                             seconds: samples)]
+        return [FigureResult(name: "module check alone (parse, validate, compile every body in a throwaway instance; \(bytes.count) bytes)",
+                             unit: .microseconds, seconds: samples)]
+    }
+
+    private struct FirstRunFixture {
+        let scratch: ScratchHome
+        /// The module's builds (one more custom section each: the same code, other digests), each
+        /// with its flow approved; the first warms the host up.
+        let builds: [[UInt8]]
+    }
+
+    /// The first run of a module end to end, through run() on the device: the app brings bytes
+    /// this process has not checked (as `escrow run --module` does in a process of its own, or
+    /// the daemon after a restart; the module's file is kept and its flow approved already), so
+    /// run() checks them (parse, validate, compile every body), instantiates the module, compiles
+    /// the functions it calls as it calls them, and runs it. Against the second run of the same
+    /// builds on the same host (cached), in the same repetition.
+    private func moduleFirstRunThroughRun(_ bytes: [UInt8]) async throws -> [FigureResult] {
+        let clock = ContinuousClock()
+        let locations = RecordGenerator.locations(Self.locationRows)
+        let logger = self.logger
+        let parameters = ComputeParameters(["decimals": "2"])
+        func request(_ module: [UInt8]) -> DataflowRequest {
+            DataflowRequest(app: "org.example.area", purpose: "The area", access: Self.moduleLocationSQL, compute: "",
+                            parameters: parameters, module: .bytes(module))
+        }
+        let samples = try await sampler.collect(
+            setUp: { () throws -> FirstRunFixture in
+                let scratch = try ScratchHome.initialized()
+                _ = try DataWriter(home: scratch.home).insertLocations(locations)
+                let approving = try EscrowHost(home: scratch.home, logger: logger)
+                let builds = (0...10).map { ModuleBinary.appendingCustomSection("bench", Array("\($0) \(UUID())".utf8), to: bytes) }
+                for build in builds {
+                    do {
+                        _ = try await approving.run(request(build))
+                        throw BenchError("a module's first run did not await approval")
+                    } catch let DecisionError.awaitingApproval(flow) {
+                        try approving.flows.approve(flow, .always)
+                    }
+                }
+                return FirstRunFixture(scratch: scratch, builds: builds)
+            },
+            body: { fixture -> (first: Double, cached: Double) in
+                // A host that has checked none of them, warmed up by the first build's first runs.
+                let host = try EscrowHost(home: fixture.scratch.home, logger: logger)
+                let measured = fixture.builds.dropFirst()
+                for _ in 0..<2 { _ = try await host.run(request(fixture.builds[0])) }
+                var first = Duration.zero
+                for build in measured {
+                    first += try await clock.measure { _ = try await host.run(request(build)) }
+                }
+                var cached = Duration.zero
+                for build in measured {
+                    cached += try await clock.measure { _ = try await host.run(request(build)) }
+                }
+                return (first.seconds / Double(measured.count), cached.seconds / Double(measured.count))
+            },
+            tearDown: { fixture in fixture.scratch.remove() }
+        )
+        return [
+            FigureResult(name: "run() location flow, a module's first run (check, instantiate, compile as called, run)",
+                         unit: .microseconds, seconds: samples.map(\.first)),
+            FigureResult(name: "run() location flow, the same module's next run (cached)", unit: .microseconds,
+                         seconds: samples.map(\.cached)),
+            FigureResult(name: "a module's first run over its next run", unit: .microseconds,
+                         seconds: samples.map { $0.first - $0.cached }),
+        ]
     }
 
     /// On a compute server (in process, mutual TLS on loopback): a call of `location.bounds`
