@@ -140,6 +140,21 @@ import Testing
         }
     }
 
+    @Test func aServerRemovedWhileItsConnectionIsOpenGetsNoMoreData() async throws {
+        try await ComputeServerProcess.with { server, certificates in
+            try await TemporaryHome.with { temporary in
+                try temporary.seed()
+                let host = try EscrowHost(home: temporary.home, logger: logger)
+                try register(host, [server.address], certificates)
+                _ = try await run(host)
+                try host.servers.remove("tier")
+                await #expect(throws: ServerError.unknownServer("tier")) { try await run(host) }
+                let entry = try #require(try host.audit.entries().last)
+                #expect(entry.facts.outcome == .failed && entry.facts.attempts.isEmpty && entry.facts.bytesSent == 0)
+            }
+        }
+    }
+
     @Test func theAttemptsAreCoveredByTheEntrysHash() async throws {
         try await ComputeServerProcess.with { server, certificates in
             try await TemporaryHome.with { temporary in
