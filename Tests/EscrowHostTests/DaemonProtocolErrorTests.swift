@@ -151,15 +151,7 @@ import Glibc
     }
 
     /// Protobuf's varint.
-    private static func varint(_ value: Int) -> [UInt8] {
-        var value = UInt64(value)
-        var bytes: [UInt8] = []
-        while value >= 0x80 {
-            bytes.append(UInt8(value & 0x7F) | 0x80)
-            value >>= 7
-        }
-        return bytes + [UInt8(value)]
-    }
+    private static func varint(_ value: Int) -> [UInt8] { ProtobufVarint.encode(value) }
 
     /// The first bytes of a message `length` long: its length prefix, then `envelope`'s first bytes.
     private static func start(length: Int, _ envelope: [UInt8]) -> [UInt8] {

@@ -16,6 +16,19 @@ import Testing
 /// (its output is withheld), one calls the module invalid (INVALID_MODULE). Each attempt is
 /// audited, and the host goes on serving.
 @Suite struct ModuleLyingServerTests {
+    /// Registers the lying server as `compute-1` on `host` and returns the area app's request
+    /// that runs the module there.
+    fileprivate static func register(_ server: LyingServer, _ certificates: DevCertificates, on host: EscrowHost,
+                         module bytes: [UInt8]) throws -> DataflowRequest {
+        try host.servers.add(id: "compute-1", addresses: ["127.0.0.1:\(server.port)"], caFile: certificates.path("ca.pem"),
+                             serverName: "compute-1", clientCertificate: certificates.path("client.pem"),
+                             clientKey: certificates.path("client-key.pem"))
+        return DataflowRequest(app: "org.example.area", purpose: "The area you moved in",
+                               access: "SELECT latitude, longitude FROM Location", compute: "",
+                               destination: .server("compute-1"), parameters: ComputeParameters(["decimals": "2"]),
+                               module: .bytes(bytes))
+    }
+
     @Test func anOutputFromAServerThatRanAnotherModuleIsWithheldAndAudited() async throws {
         let certificates = try await DevCertificates.make()
         defer { certificates.remove() }
@@ -26,13 +39,7 @@ import Testing
         try await TemporaryHome.with { temporary in
             try temporary.seed()
             let host = try EscrowHost(home: temporary.home, logger: Logger(label: "test"))
-            try host.servers.add(id: "compute-1", addresses: ["127.0.0.1:\(server.port)"], caFile: certificates.path("ca.pem"),
-                                 serverName: "compute-1", clientCertificate: certificates.path("client.pem"),
-                                 clientKey: certificates.path("client-key.pem"))
-            let request = DataflowRequest(app: "org.example.area", purpose: "The area you moved in",
-                                          access: "SELECT latitude, longitude FROM Location", compute: "",
-                                          destination: .server("compute-1"), parameters: ComputeParameters(["decimals": "2"]),
-                                          module: .bytes(bytes))
+            let request = try Self.register(server, certificates, on: host, module: bytes)
             do {
                 _ = try await host.runApproving(request)
                 Issue.record("the output of a server that ran another module reached the app")
@@ -67,13 +74,7 @@ extension ModuleLyingServerTests {
         try await TemporaryHome.with { temporary in
             try temporary.seed()
             let host = try EscrowHost(home: temporary.home, logger: Logger(label: "test"))
-            try host.servers.add(id: "compute-1", addresses: ["127.0.0.1:\(server.port)"], caFile: certificates.path("ca.pem"),
-                                 serverName: "compute-1", clientCertificate: certificates.path("client.pem"),
-                                 clientKey: certificates.path("client-key.pem"))
-            let request = DataflowRequest(app: "org.example.area", purpose: "The area you moved in",
-                                          access: "SELECT latitude, longitude FROM Location", compute: "",
-                                          destination: .server("compute-1"), parameters: ComputeParameters(["decimals": "2"]),
-                                          module: .bytes(bytes))
+            let request = try Self.register(server, certificates, on: host, module: bytes)
             for attempt in 1...2 {
                 do {
                     _ = try await host.runApproving(request)

@@ -1,4 +1,5 @@
 @testable import EscrowWire
+import EscrowTestSupport
 import Foundation
 import NIOCore
 import SwiftProtobuf
@@ -81,13 +82,6 @@ import Testing
         }
     }
 
-    static func varint(_ value: Int) -> [UInt8] {
-        var value = UInt64(value)
-        var bytes: [UInt8] = []
-        while value >= 0x80 {
-            bytes.append(UInt8(value & 0x7F) | 0x80)
-            value >>= 7
-        }
-        return bytes + [UInt8(value)]
-    }
+    /// Protobuf's varint.
+    private static func varint(_ value: Int) -> [UInt8] { ProtobufVarint.encode(value) }
 }
