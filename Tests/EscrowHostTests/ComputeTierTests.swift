@@ -80,6 +80,37 @@ import Testing
             for server in ["tier-list", "tier-lb"] {
                 for pure in [false, true] { _ = try await host.runApproving(request(server, pure: pure)) }
             }
+            // Throughput per replica count, before the chaos: six hosts (each starting at its own
+            // address) run contacts.tuples 100 times each on servers of 1, 2 and 3 replicas.
+            var throughput: [String] = []
+            for count in 1...3 {
+                let id = "tier-\(count)"
+                try host.servers.add(id: id, addresses: Array(addresses.prefix(count)), caFile: certificates.path("ca.pem"),
+                                     serverName: "compute-1")
+                let hosts = try (0..<6).map { index in
+                    let other = try EscrowHost(home: temporary.home, logger: logger)
+                    other.startServerAddresses(at: index)
+                    return other
+                }
+                _ = try await host.runApproving(request(id, pure: true))
+                let clock = ContinuousClock()
+                let started = clock.now
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for other in hosts {
+                        group.addTask { for _ in 0..<100 { _ = try await other.run(request(id, pure: true)) } }
+                    }
+                    try await group.waitForAll()
+                }
+                let elapsed = clock.now - started
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                throughput.append(String(format: "%d replica%@ %.0f runs/s", count, count == 1 ? "" : "s", 600 / seconds))
+            }
+            print("tier: 6 hosts × 100 runs of contacts.tuples: " + throughput.joined(separator: ", "))
+            // The hosts spread over the replicas: each of three answered some of them.
+            let spread = Set(try host.audit.entries().filter { $0.facts.destination == "server:tier-3" }
+                .compactMap { $0.facts.attempts.last?.address })
+            #expect(spread == Set(addresses), "the hosts' runs were answered by \(spread.sorted())")
+
             let firstSeq = try #require(try host.audit.entries().last?.seq) + 1
             let before = try await WeatherRequests.count(platform)
 
