@@ -35,7 +35,7 @@ import Testing
     func killingAndRestartingReplicasMidLoadLosesAndDoublesNoRun() async throws {
         var logger = Logger(label: "tier")
         logger.logLevel = .warning
-        let network = try TierNetwork(replicas: 3)
+        let network = try await offPool { try TierNetwork(replicas: 3) }
         defer { network.remove() }
         let certificates = try await DevCertificates.make()
         defer { certificates.remove() }

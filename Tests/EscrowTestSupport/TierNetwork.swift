@@ -33,16 +33,18 @@ public final class TierNetwork: Sendable {
     public static let ip = "/usr/sbin/ip"
     public static let haproxy = "/usr/sbin/haproxy"
 
-    /// Creates `replicas` namespaces with their veth pairs.
+    /// Creates `replicas` namespaces with their veth pairs, after removing those a test process
+    /// that no longer runs left behind (killed before it could clean up).
     public init(replicas: Int) throws {
         self.replicas = replicas
         let pid = Int(getpid())
-        tag = String(pid % 100_000)
+        tag = String(pid)
         subnet = 20 + pid % 200
+        Self.removeLeftovers()
         do {
             for index in 1...replicas {
                 let namespace = self.namespace(index)
-                let outside = "e\(tag)h\(index)", inside = "e\(tag)n\(index)"
+                let outside = outsideLink(index), inside = "e\(pid % 100_000)n\(index)"
                 try Self.run([Self.ip, "netns", "add", namespace])
                 try Self.run([Self.ip, "link", "add", outside, "type", "veth", "peer", "name", inside])
                 try Self.run([Self.ip, "link", "set", inside, "netns", namespace])
@@ -60,6 +62,8 @@ public final class TierNetwork: Sendable {
     }
 
     public func namespace(_ index: Int) -> String { "escrow-tier-\(tag)-\(index)" }
+    /// The test's end of replica `index`'s pair (interface names have at most 15 characters).
+    private func outsideLink(_ index: Int) -> String { "e\((Int(tag) ?? 0) % 100_000)h\(index)" }
     /// The replica's own address, inside its namespace.
     public func replicaHost(_ index: Int) -> String { "198.18.\(subnet).\(4 * index + 2)" }
     /// The test's end of the replica's veth pair.
@@ -71,26 +75,32 @@ public final class TierNetwork: Sendable {
     public func remove() {
         for index in 1...replicas {
             _ = try? Self.run([Self.ip, "netns", "delete", namespace(index)])
-            _ = try? Self.run([Self.ip, "link", "delete", "e\(tag)h\(index)"])
+            _ = try? Self.run([Self.ip, "link", "delete", outsideLink(index)])
         }
     }
 
-    /// Runs a command to its end; throws with what it printed when it fails.
+    /// Deletes the namespaces of test processes that are gone (`escrow-tier-PID-N` without a
+    /// process PID); deleting a namespace deletes its veth pair too.
+    static func removeLeftovers() {
+        guard let listed = try? run([ip, "netns", "list"]) else { return }
+        for line in listed.split(separator: "\n") {
+            let name = String(line.split(separator: " ").first ?? "")
+            let parts = name.split(separator: "-")
+            guard parts.count == 4, parts[0] == "escrow", parts[1] == "tier", let owner = Int(parts[2]),
+                  !FileManager.default.fileExists(atPath: "/proc/\(owner)") else { continue }
+            _ = try? run([ip, "netns", "delete", name])
+        }
+    }
+
+    /// Runs a command to its end (its pipes read while it runs: `ChildProcess`); throws with what
+    /// it printed when it fails.
     @discardableResult
     static func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FixtureError("\(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(printed)")
+        let outcome = try ChildProcess.run(URL(fileURLWithPath: arguments[0]), Array(arguments.dropFirst()))
+        guard outcome.status == 0 else {
+            throw FixtureError("\(arguments.joined(separator: " ")) failed (\(outcome.status)): \(outcome.errors)\(outcome.output)")
         }
-        return printed
+        return outcome.output
     }
 }
 
