@@ -210,7 +210,8 @@ final class RemoteCompute: Sendable {
         let states = try known(record).states
         let addresses = record.addresses
         let now = registry.state.clock.now().seconds
-        let start = spread.load(ordering: .relaxed) % max(addresses.count, 1)
+        let count = max(addresses.count, 1)
+        let start = (spread.load(ordering: .relaxed) % count + count) % count
         var skipped: [(address: String, until: Double)] = []
         for offset in addresses.indices {
             let address = addresses[(start + offset) % addresses.count]
