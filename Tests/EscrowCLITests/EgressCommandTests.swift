@@ -297,6 +297,68 @@ struct EgressCommandTests {
         #expect(!page.contains("<script"), "readable without JavaScript")
     }
 
+    @Test("escrow export refuses an --exclude that is no domain, saying what it takes, and exports nothing", arguments: [
+        "", " ", "https://doubleclick.net/", "doubleclick.net/ads", "*.doubleclick.net", "double click.net", "doubleclick..net",
+        "-doubleclick.net", "doubleclick.net-", "2.7", "999.1.1.1", "doubleclick.net:443", "\u{1B}[2Kdoubleclick.net", "--json",
+        String(repeating: "x", count: 64) + ".net",
+    ])
+    func exportRefusesAnExcludeThatIsNoDomain(_ value: String) async throws {
+        let home = ScratchHome()
+        defer { home.remove() }
+        try #require(try await home.escrow("init").succeeded)
+
+        // `--exclude=VALUE` for a value starting with '-', so that it reaches the escrow's own check.
+        let exclude = value.hasPrefix("-") ? ["--exclude=\(value)"] : ["--exclude", value]
+        for arguments in [["export"] + exclude, ["export", "--exclude", "example.com"] + exclude + ["--format", "json"]] {
+            let export = try await EscrowProcess.run(["--home", home.path] + arguments)
+            #expect(export.status == 1, "\(export)")
+            #expect(export.standardOutput.isEmpty, "nothing is exported: \(export)")
+            #expect(export.standardError.contains("cannot leave out"), "\(export)")
+            #expect(export.standardError.contains("(example.com, www.example.com, bücher.example)"), "\(export)")
+            #expect(export.standardError.contains("IP addresses"), "\(export)")
+            #expect(!export.standardError.contains("\u{1B}"), "shown escaped: \(export)")
+        }
+    }
+
+    @Test func exportSaysWhenAnAppOrAnExclusionSelectsNothing() async throws {
+        let weather = try await WeatherHome.make()
+        defer { weather.remove() }
+        try await weather.runApproved()
+        let maps = try await weather.home.runApproved(sql: Self.sql, compute: "identity", app: "org.example.maps")
+        try #require(maps.succeeded, "\(maps)")
+
+        let unknown = try await weather.escrow("export", "--app", "org.example.mpas")
+        #expect(unknown.status == 1, "an app that never ran is a mistake: \(unknown)")
+        #expect(unknown.standardOutput.isEmpty, "\(unknown)")
+        #expect(unknown.standardError.contains("unknown app 'org.example.mpas'"), "\(unknown)")
+        #expect(unknown.standardError.contains("org.example.maps, org.example.weather"), "names the apps that ran: \(unknown)")
+
+        for format in ["ndjson", "json"] {
+            let quiet = try await weather.escrow("export", "--app", "org.example.maps", "--format", format)
+            #expect(quiet.succeeded, "an app that ran without contacting anything: \(quiet)")
+            #expect(quiet.standardError.contains("note: org.example.maps made no request in the runs the audit log holds"), "\(quiet)")
+            if format == "json" {
+                #expect((quiet.jsonObject?["requests"] as? [Any])?.isEmpty == true, "\(quiet)")
+            } else {
+                #expect(quiet.standardOutput.isEmpty, "\(quiet)")
+            }
+        }
+
+        let misspelled = try await weather.escrow("export", "--exclude", "google-analytcs.com")
+        #expect(misspelled.succeeded, "\(misspelled)")
+        #expect(misspelled.outputLines.count == 2, "\(misspelled)")
+        #expect(misspelled.standardError.contains("--exclude google-analytcs.com left nothing out"), "\(misspelled)")
+
+        let excluded = try await weather.escrow("export", "--exclude", "Google-Analytics.COM.")
+        #expect(excluded.succeeded, "\(excluded)")
+        #expect(excluded.standardError.isEmpty, "\(excluded)")
+        #expect(excluded.outputLines.count == 1 && excluded.standardOutput.contains(Self.weatherHost), "\(excluded)")
+        #expect(!excluded.standardOutput.contains("google-analytics"), "\(excluded)")
+
+        let both = try await weather.escrow("export", "--app", Self.app, "--exclude", "example.com", "google-analytics.com")
+        #expect(both.succeeded && both.outputLines.isEmpty && both.standardError.isEmpty, "\(both)")
+    }
+
     // MARK: Retention
 
     @Test("escrow config set retention-days refuses what is not a number of days", arguments: ["0", "abc", "36501", "1.5", ""])
