@@ -256,7 +256,8 @@ let package = Package(
         ),
         .target(
             name: "EscrowTestSupport",
-            dependencies: ["EscrowCore", "EscrowStore", "EscrowHost", "EscrowWire", "EscrowModules", "CTurboJPEG"],
+            dependencies: ["EscrowCore", "EscrowStore", "EscrowHost", "EscrowWire", "EscrowModules", "CTurboJPEG",
+                           .product(name: "Logging", package: "swift-log")],
             path: "Tests/EscrowTestSupport",
             swiftSettings: strictSettings
         ),
