@@ -10,7 +10,9 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         commandName: "verify",
         abstract: "Check that no audit entry was edited, deleted, reordered or cut off.",
         discussion: """
-            Checks the chain of entries, then the log against every head its witnesses
+            Checks the chain of entries and the retention checkpoint (an entry deleted
+            sooner than retention-days allowed, or with none in force, was deleted by
+            hand), then the log against every head its witnesses
             countersigned (kept here, and asked of each witness), and against a head kept
             elsewhere (--head): the entry a head names must be there with that hash, so a
             log truncated or rewritten before it is detected even when its chain was
@@ -50,6 +52,10 @@ struct AuditVerifyCommand: AsyncParsableCommand {
             var report: [String] = []
             switch try audit.verify() {
             case .intact(let entries):
+                if let (seq, reason) = try audit.checkpointContradiction() {
+                    problems.append("audit log broken at entry \(seq): \(reason)")
+                    break
+                }
                 report.append("audit log intact: \(PlainWords.count(entries, "entry", plural: "entries"))")
                 if let checkpoint = try audit.checkpoint() {
                     report.append("entries 1…\(checkpoint.seq) were deleted by the retention setting (the last of them written "

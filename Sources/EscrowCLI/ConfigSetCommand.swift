@@ -28,7 +28,12 @@ struct ConfigSetCommand: AsyncParsableCommand {
             let setting = try ConfigSetting(named: name)
             let meaning = try setting.check(value)
             let state = try global.stateDatabase()
-            try state.setSetting(setting.rawValue, to: value)
+            if setting == .retentionDays {
+                // Recorded with the time of the change, which `audit verify` checks the checkpoint against.
+                try AuditRetention.set(value, on: state)
+            } else {
+                try state.setSetting(setting.rawValue, to: value)
+            }
             print("\(setting.rawValue) = \(DisplayText.escaped(value)): \(meaning)")
             if setting == .retentionDays {
                 let deleted = try AuditLog(state: state).applyRetention()

@@ -22,7 +22,7 @@ struct ConfigUnsetCommand: AsyncParsableCommand {
         try await reportingErrors {
             let setting = try ConfigSetting(named: name)
             let state = try global.stateDatabase()
-            let wasSet = try state.removeSetting(setting.rawValue)
+            let wasSet = setting == .retentionDays ? try AuditRetention.unset(on: state) : try state.removeSetting(setting.rawValue)
             print(wasSet ? "\(setting.rawValue) is back to its default" : "\(setting.rawValue) was not set; its default applies")
         }
     }

@@ -146,16 +146,38 @@ struct ExportCommand: AsyncParsableCommand {
               escrow export --app org.example.weather --exclude example.org --format json
             """)
     @OptionGroup var global: GlobalOptions
-    @Option(help: "Only this app's requests.") var app: String?
-    @Option(parsing: .upToNextOption, help: ArgumentHelp("Leave out these domains and every name under them.", valueName: "DOMAIN"))
+    @Option(help: "Only this app's requests (an app with recorded runs).") var app: String?
+    @Option(parsing: .upToNextOption,
+            help: ArgumentHelp("Leave out these domains (host names, registrable domains or IP addresses) and every name under them.",
+                               valueName: "DOMAIN"))
     var exclude: [String] = []
     @Option(help: "ndjson (one object per line, the default) or json.") var format: MinimizedExport.Format = .ndjson
 
     func run() async throws {
         try await reportingErrors {
-            print(MinimizedExport.text(try global.egressLog().requests(app: app), format: format, excluding: exclude),
-                  terminator: "")
+            // A privacy option never fails silently: a --exclude that is no domain is an error
+            // before anything is read, an app that never ran is an error, and an app without
+            // requests or an exclusion that leaves nothing out is said on standard error.
+            let excluding = try MinimizedExport.exclusions(exclude)
+            let log = try global.egressLog()
+            let requests = try log.requests(app: app)
+            if let app, requests.isEmpty {
+                let runs = try log.runs()
+                guard runs.contains(where: { $0.app == app }) else {
+                    throw ReportError.unknownApp(app, known: Set(runs.map(\.app)).sorted())
+                }
+                Self.note("\(app) made no request in the runs the audit log holds: the export is empty")
+            }
+            for domain in MinimizedExport.unmatched(excluding, in: requests) {
+                Self.note("no exported request went to \(domain) or a name under it: --exclude \(domain) left nothing out")
+            }
+            print(MinimizedExport.text(requests, format: format, excluding: excluding), terminator: "")
         }
+    }
+
+    /// A line on standard error that leaves the export on standard output as it is.
+    private static func note(_ text: String) {
+        Terminal.standardError.write("escrow: note: \(DisplayText.escaped(text))\n")
     }
 }
 

@@ -22,8 +22,8 @@ import Foundation
 public struct LocationMask: Sendable {
     public let accuracy: Double
     public let minimum: Double
-    /// The flow's key, derived from the secret (bytes: `SymmetricKey` is not `Sendable`).
-    private let key: [UInt8]
+    /// The flow's keyed hash, its key derived from the secret.
+    private let hash: KeyedHash
     private let grid: MaskGrid
 
     /// A mask for one flow.
@@ -42,17 +42,15 @@ public struct LocationMask: Sendable {
         }
         self.accuracy = accuracy
         self.minimum = minimum
-        let derived = HMAC<SHA256>.authenticationCode(for: Array("escrow.location-mask.v1\u{0}\(flow)".utf8),
-                                                      using: SymmetricKey(data: secret))
-        key = Array(derived)
-        let shift = Self.units(Self.code(key, ["grid"]))
+        hash = KeyedHash(key: Self.code(secret, ["escrow.location-mask.v1", flow]))
+        let shift = Self.units(hash.code(["grid"]))
         grid = MaskGrid(size: (accuracy - minimum) / 8, latitudeShift: shift.0, longitudeShift: shift.1)
     }
 
     /// The masked point for `truth`.
     public func mask(_ truth: GeoPoint) -> GeoPoint {
         let cell = grid.cell(of: truth)
-        let (u, v) = Self.units(Self.code(key, ["cell", String(cell.band), String(cell.index)]))
+        let (u, v) = cellUnits(band: cell.band, index: cell.index)
         guard let donut = Donut(center: cell.center, inner: minimum + cell.reach, outer: max(minimum + cell.reach, accuracy - cell.reach)) else {
             return cell.center
         }
@@ -65,19 +63,89 @@ public struct LocationMask: Sendable {
         grid.cell(of: truth).center
     }
 
+    /// The two values in 0..<1 a cell's point is drawn from: `units(code(key, ["cell", band,
+    /// index]))`, the numbers in decimal as `String` writes them, without building the strings
+    /// (the cost of a mask is mostly this code).
+    func cellUnits(band: Int, index: Int) -> (Double, Double) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 48) { buffer in
+            var count = 0
+            func append(_ byte: UInt8) {
+                buffer[count] = byte
+                count += 1
+            }
+            func append(decimal value: Int) {
+                if value < 0 { append(UInt8(ascii: "-")) }
+                var magnitude = value.magnitude
+                let start = count
+                repeat {
+                    append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+                    magnitude /= 10
+                } while magnitude > 0
+                buffer[start..<count].reverse()
+            }
+            for byte in "cell".utf8 { append(byte) }
+            append(0)
+            append(decimal: band)
+            append(0)
+            append(decimal: index)
+            return hash.code(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<count])).withUnsafeBytes(Self.units)
+        }
+    }
+
     /// HMAC-SHA256 of `parts` joined by NUL bytes, keyed by `key`: every secret-derived choice
     /// of the module (grid offsets, cells' points, dummy directions) comes from here.
     static func code(_ key: [UInt8], _ parts: [String]) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Array(parts.joined(separator: "\u{0}").utf8), using: SymmetricKey(data: key)))
+        KeyedHash(key: key).code(parts)
     }
 
     /// Two values in 0..<1 from the first 16 bytes of `bytes`.
     static func units(_ bytes: [UInt8]) -> (Double, Double) {
+        bytes.withUnsafeBytes(units)
+    }
+
+    /// Two values in 0..<1 from the first 16 bytes of `bytes` (at least 16).
+    static func units(_ bytes: UnsafeRawBufferPointer) -> (Double, Double) {
         func unit(_ offset: Int) -> Double {
             let word = bytes[offset..<offset + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             return Double(word >> 11) / Double(UInt64(1) << 53)
         }
         return (unit(0), unit(8))
+    }
+}
+
+/// HMAC-SHA256 (RFC 2104) with its key's inner and outer blocks hashed once: a code then costs two
+/// SHA-256 blocks and no key schedule. The same codes as `HMAC<SHA256>` under that key.
+///
+/// Thread safety: `@unchecked Sendable` because swift-crypto does not declare `SHA256`
+/// `Sendable`; its state is copy-on-write (`update` copies it unless uniquely referenced), and
+/// the two hashers kept here are never changed after `init`: each code works on copies.
+struct KeyedHash: @unchecked Sendable {
+    private let inner: SHA256
+    private let outer: SHA256
+
+    init(key: [UInt8]) {
+        var block = key.count > SHA256.blockByteCount ? Array(SHA256.hash(data: key)) : key
+        block += repeatElement(0, count: SHA256.blockByteCount - block.count)
+        var inner = SHA256()
+        inner.update(data: block.map { $0 ^ 0x36 })
+        var outer = SHA256()
+        outer.update(data: block.map { $0 ^ 0x5c })
+        self.inner = inner
+        self.outer = outer
+    }
+
+    /// The code of `message`.
+    func code(_ message: UnsafeRawBufferPointer) -> SHA256.Digest {
+        var inner = self.inner
+        inner.update(bufferPointer: message)
+        var outer = self.outer
+        inner.finalize().withUnsafeBytes { outer.update(bufferPointer: $0) }
+        return outer.finalize()
+    }
+
+    /// The code of `parts` joined by NUL bytes.
+    func code(_ parts: [String]) -> [UInt8] {
+        Array(Array(parts.joined(separator: "\u{0}").utf8).withUnsafeBytes { code($0) })
     }
 }
 

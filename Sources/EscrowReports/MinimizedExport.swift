@@ -66,11 +66,12 @@ public enum MinimizedExport {
     ///   - format: NDJSON or one JSON object.
     ///   - app: when given, only this app's requests; nil for every app.
     ///   - excluding: domains left out, each with every host under it, label-wise: `a.com` drops
-    ///     `a.com` and `x.a.com`, never `x-a.com`; an IP address drops only itself. Compared
-    ///     normalized (case, trailing dot, internationalized labels).
+    ///     `a.com` and `x.a.com`, never `x-a.com`; an IP address drops only itself. Host names are
+    ///     normalized already (case, trailing dot, internationalized labels); text from a person
+    ///     becomes one through `exclusions(_:)`, which refuses what is not a domain.
     /// - Returns: UTF-8 text ending in a newline (empty for NDJSON without rows).
     public static func text(_ requests: [RecordedRequest], format: Format, app: String? = nil,
-                            excluding: [String] = []) -> String {
+                            excluding: [HostName] = []) -> String {
         switch format {
         case .ndjson: ndjson(requests, app: app, excluding: excluding)
         case .json: json(requests, app: app, excluding: excluding)
@@ -78,7 +79,7 @@ public enum MinimizedExport {
     }
 
     /// The export as NDJSON: one row object per line (see `text(_:format:app:excluding:)`).
-    public static func ndjson(_ requests: [RecordedRequest], app: String? = nil, excluding: [String] = []) -> String {
+    public static func ndjson(_ requests: [RecordedRequest], app: String? = nil, excluding: [HostName] = []) -> String {
         let rows = rows(requests, app: app, excluding: excluding)
         var writer = JSONWriter(capacity: rows.count * 320)
         for row in rows {
@@ -89,7 +90,7 @@ public enum MinimizedExport {
     }
 
     /// The export as one JSON object (see `text(_:format:app:excluding:)`).
-    public static func json(_ requests: [RecordedRequest], app: String? = nil, excluding: [String] = []) -> String {
+    public static func json(_ requests: [RecordedRequest], app: String? = nil, excluding: [HostName] = []) -> String {
         let rows = rows(requests, app: app, excluding: excluding)
         var writer = JSONWriter(capacity: rows.count * 320 + 64)
         writer.object { object in
@@ -105,7 +106,7 @@ public enum MinimizedExport {
     ///
     /// One pass over the requests with apps and hosts as indices (exclusion decided once per
     /// host), then one sort of the rows: 100,000 requests take tens of milliseconds.
-    public static func rows(_ requests: [RecordedRequest], app: String? = nil, excluding: [String] = []) -> [Row] {
+    public static func rows(_ requests: [RecordedRequest], app: String? = nil, excluding: [HostName] = []) -> [Row] {
         let exclusion = Exclusion(excluding)
         var apps = StringTable()
         var hosts = StringTable(capacity: 1_024)
@@ -185,11 +186,11 @@ public enum MinimizedExport {
     }
 
     /// The excluded domains, matched label-wise from the right.
-    private struct Exclusion {
+    struct Exclusion {
         let domains: Set<String>
 
-        init(_ raw: [String]) {
-            domains = Set(raw.map { HostName($0)?.text ?? $0.lowercased() })
+        init(_ domains: [HostName]) {
+            self.domains = Set(domains.map(\.text))
         }
 
         func excludes(_ host: String) -> Bool {

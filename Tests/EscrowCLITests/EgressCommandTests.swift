@@ -168,6 +168,69 @@ struct EgressCommandTests {
         #expect(!leaves.contains { $0.contains("contacted so far: nothing") }, "\(after)")
     }
 
+    @Test func flowsShowJSONListsTheServicesAndEveryHostContacted() async throws {
+        let weather = try await WeatherHome.make()
+        defer { weather.remove() }
+        let flow = try #require(try await weather.run().pendingFlow)
+
+        let before = try #require(try await weather.escrow("flows", "show", flow, "--json").jsonObject)
+        let services = try #require(before["services"] as? [[String: Any]], "\(before)")
+        #expect(services.map { $0["parameter"] as? String } == ["service", "analytics"], "\(services)")
+        #expect(services.map { $0["host"] as? String } == [Self.weatherHost, Self.analyticsHost], "\(services)")
+        #expect(services.allSatisfy { ($0["summary"] as? String)?.isEmpty == false }, "\(services)")
+        #expect((before["contacted"] as? [Any])?.isEmpty == true, "nothing contacted before the first run: \(before)")
+
+        // Runs 2 and 3; then the tracker blocked, run 4.
+        try #require(try await weather.escrow("approve", flow).succeeded)
+        #expect(try await weather.run().succeeded)
+        #expect(try await weather.run().succeeded)
+        try #require(try await weather.escrow("filter", "block", "google-analytics.com").succeeded)
+        #expect(try await weather.run().succeeded, "the analytics call is best effort: the weather still comes")
+
+        let after = try #require(try await weather.escrow("flows", "show", flow, "--json").jsonObject)
+        #expect((after["services"] as? [[String: Any]])?.count == 2, "\(after)")
+        let contacted = try #require(after["contacted"] as? [[String: Any]], "\(after)")
+        #expect(contacted.count == 2, "\(contacted)")
+        let weatherHost = try #require(contacted.first { $0["host"] as? String == Self.weatherHost }, "\(contacted)")
+        #expect(weatherHost["domain"] as? String == "example.com")
+        #expect(weatherHost["tracker"] is NSNull, "\(weatherHost)")
+        #expect(weatherHost["requests"] as? Int == 3)
+        #expect(weatherHost["blocked"] as? Int == 0)
+        #expect(weatherHost["sentData"] as? Int == 3, "each request carried the location: \(weatherHost)")
+        #expect(weatherHost["runs"] as? [Int] == [2, 3, 4])
+        let analytics = try #require(contacted.first { $0["host"] as? String == Self.analyticsHost }, "\(contacted)")
+        #expect(analytics["domain"] as? String == "google-analytics.com")
+        #expect(analytics["tracker"] as? String == "google-analytics.com")
+        #expect(analytics["requests"] as? Int == 3)
+        #expect(analytics["blocked"] as? Int == 1, "the run after the block: \(analytics)")
+        #expect(analytics["sentData"] as? Int == 0)
+        #expect(analytics["runs"] as? [Int] == [2, 3, 4])
+    }
+
+    @Test("flows show says what leaves for a function that takes no service", arguments: [
+        ("location.region", ["the output of location.region goes to the app",
+                             "its code takes no service to contact: nothing else leaves the device"]),
+        ("identity", ["the data the query selects goes to the app itself, unchanged",
+                      "(the identity function passes it through: approve only if you would hand it over)"]),
+    ])
+    func flowsShowAFunctionThatContactsNothing(_ function: String, _ lines: [String]) async throws {
+        let home = ScratchHome()
+        defer { home.remove() }
+        try #require(try await home.escrow("init").succeeded)
+        try #require(try await home.escrow("import", "locations", SampleData.track).succeeded)
+        let flow = try #require(try await home.run(sql: Self.sql, compute: function).pendingFlow)
+        try #require(try await home.escrow("approve", flow).succeeded)
+        let ran = try await home.run(sql: Self.sql, compute: function)
+        #expect(ran.succeeded, "\(ran)")
+
+        let shown = try await home.escrow("flows", "show", flow)
+        let leaves = Self.section("What leaves the device", of: shown.standardOutput).map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(leaves == lines, "\(shown)")
+        let json = try #require(try await home.escrow("flows", "show", flow, "--json").jsonObject)
+        #expect((json["services"] as? [Any])?.isEmpty == true, "\(json)")
+        #expect((json["contacted"] as? [Any])?.isEmpty == true, "\(json)")
+    }
+
     // MARK: Reports and export
 
     @Test func reportAppsCountsTheRequestsAndTheTrackerShare() async throws {
@@ -232,6 +295,68 @@ struct EgressCommandTests {
         #expect(page.matches(of: /<svg/).count == 3, "requests over time, tracker share, most contacted domains")
         #expect(page.contains(Self.analyticsHost) || page.contains("google-analytics.com"))
         #expect(!page.contains("<script"), "readable without JavaScript")
+    }
+
+    @Test("escrow export refuses an --exclude that is no domain, saying what it takes, and exports nothing", arguments: [
+        "", " ", "https://doubleclick.net/", "doubleclick.net/ads", "*.doubleclick.net", "double click.net", "doubleclick..net",
+        "-doubleclick.net", "doubleclick.net-", "2.7", "999.1.1.1", "doubleclick.net:443", "\u{1B}[2Kdoubleclick.net", "--json",
+        String(repeating: "x", count: 64) + ".net",
+    ])
+    func exportRefusesAnExcludeThatIsNoDomain(_ value: String) async throws {
+        let home = ScratchHome()
+        defer { home.remove() }
+        try #require(try await home.escrow("init").succeeded)
+
+        // `--exclude=VALUE` for a value starting with '-', so that it reaches the escrow's own check.
+        let exclude = value.hasPrefix("-") ? ["--exclude=\(value)"] : ["--exclude", value]
+        for arguments in [["export"] + exclude, ["export", "--exclude", "example.com"] + exclude + ["--format", "json"]] {
+            let export = try await EscrowProcess.run(["--home", home.path] + arguments)
+            #expect(export.status == 1, "\(export)")
+            #expect(export.standardOutput.isEmpty, "nothing is exported: \(export)")
+            #expect(export.standardError.contains("cannot leave out"), "\(export)")
+            #expect(export.standardError.contains("(example.com, www.example.com, bücher.example)"), "\(export)")
+            #expect(export.standardError.contains("IP addresses"), "\(export)")
+            #expect(!export.standardError.contains("\u{1B}"), "shown escaped: \(export)")
+        }
+    }
+
+    @Test func exportSaysWhenAnAppOrAnExclusionSelectsNothing() async throws {
+        let weather = try await WeatherHome.make()
+        defer { weather.remove() }
+        try await weather.runApproved()
+        let maps = try await weather.home.runApproved(sql: Self.sql, compute: "identity", app: "org.example.maps")
+        try #require(maps.succeeded, "\(maps)")
+
+        let unknown = try await weather.escrow("export", "--app", "org.example.mpas")
+        #expect(unknown.status == 1, "an app that never ran is a mistake: \(unknown)")
+        #expect(unknown.standardOutput.isEmpty, "\(unknown)")
+        #expect(unknown.standardError.contains("unknown app 'org.example.mpas'"), "\(unknown)")
+        #expect(unknown.standardError.contains("org.example.maps, org.example.weather"), "names the apps that ran: \(unknown)")
+
+        for format in ["ndjson", "json"] {
+            let quiet = try await weather.escrow("export", "--app", "org.example.maps", "--format", format)
+            #expect(quiet.succeeded, "an app that ran without contacting anything: \(quiet)")
+            #expect(quiet.standardError.contains("note: org.example.maps made no request in the runs the audit log holds"), "\(quiet)")
+            if format == "json" {
+                #expect((quiet.jsonObject?["requests"] as? [Any])?.isEmpty == true, "\(quiet)")
+            } else {
+                #expect(quiet.standardOutput.isEmpty, "\(quiet)")
+            }
+        }
+
+        let misspelled = try await weather.escrow("export", "--exclude", "google-analytcs.com")
+        #expect(misspelled.succeeded, "\(misspelled)")
+        #expect(misspelled.outputLines.count == 2, "\(misspelled)")
+        #expect(misspelled.standardError.contains("--exclude google-analytcs.com left nothing out"), "\(misspelled)")
+
+        let excluded = try await weather.escrow("export", "--exclude", "Google-Analytics.COM.")
+        #expect(excluded.succeeded, "\(excluded)")
+        #expect(excluded.standardError.isEmpty, "\(excluded)")
+        #expect(excluded.outputLines.count == 1 && excluded.standardOutput.contains(Self.weatherHost), "\(excluded)")
+        #expect(!excluded.standardOutput.contains("google-analytics"), "\(excluded)")
+
+        let both = try await weather.escrow("export", "--app", Self.app, "--exclude", "example.com", "google-analytics.com")
+        #expect(both.succeeded && both.outputLines.isEmpty && both.standardError.isEmpty, "\(both)")
     }
 
     // MARK: Retention

@@ -1,5 +1,6 @@
 import CSQLite
 import EscrowCore
+import EscrowEgress
 import EscrowHost
 import EscrowNetwork
 import EscrowStore
@@ -293,6 +294,129 @@ import Testing
 
         let exact = try await host.run(exactRequest)
         #expect(try Self.point(of: exact) == Self.berlin)
+        #expect(try host.audit.verify() == .intact(entries: try host.audit.entries().count))
+    }
+
+    // MARK: 8. A k-anonymous run that fails
+
+    /// Which of a sparse place's ten weather requests the service refuses.
+    enum FailingRuns: String, CaseIterable, Sendable, CustomStringConvertible {
+        /// Every request but the real one's (it answers only within 1 km of the truth).
+        case dummies
+        /// The real one's only.
+        case real
+        /// All: the service is gone (its port closed before the run).
+        case all
+
+        var description: String { rawValue }
+    }
+
+    @Test(arguments: FailingRuns.allCases)
+    func aKAnonymousRunWithAFailedRunGivesTheAppNothingAndTheAuditSaysHowManyRan(_ failing: FailingRuns) async throws {
+        let truth = Self.altiplano
+        let service = try await GatedWeatherService.start { latitude, longitude in
+            let real = truth.distance(to: Point(latitude: latitude, longitude: longitude)) <= 1000
+            return failing == .dummies ? real : !real
+        }
+        let baseURL = service.baseURL
+        if failing == .all { try await service.stop() }
+        let temporary = try TemporaryHome.located(at: [truth])
+        defer { temporary.remove() }
+        let host = try EscrowHost(home: temporary.home, logger: logger)
+        let request = DataflowRequest(app: "org.example.weather", purpose: "Weather where you are", access: Self.latest,
+                                      compute: "weather.current", parameters: ComputeParameters(["service": baseURL]))
+        let pending = await #expect(throws: DecisionError.self) { try await host.run(request) }
+        guard case .awaitingApproval(let flow)? = pending else {
+            Issue.record("not awaiting approval: \(String(describing: pending))")
+            return
+        }
+        try host.flows.approve(flow, .always, accuracy: Self.kilometer)
+
+        let completed = switch failing {
+        case .dummies: 1
+        case .real: 9
+        case .all: 0
+        }
+        let thrown = await #expect(throws: KAnonymityError.self, "the app gets no output") { try await host.run(request) }
+        let error = try #require(thrown)
+        #expect(error.of == 10)
+        #expect(error.completed == completed)
+        #expect(error.real == (failing != .dummies), "the real run's failure is named as such")
+        #expect(error.description.contains("\(completed) of 10 runs completed"), "\(error)")
+        #expect(error.description.contains(failing == .dummies ? "lower location.k" : "the run on your masked location failed"),
+                "\(error)")
+
+        let entry = try #require(try host.audit.entries().last)
+        #expect(entry.facts.outcome == .failed)
+        #expect(entry.facts.outputSHA256 == nil, "no output was given")
+        let facts = try #require(entry.facts.location)
+        #expect(facts.accuracy == "1km")
+        #expect(facts.runs == completed, "the audit records how many ran to the end")
+        #expect(entry.facts.reason == error.description)
+        let statuses = entry.facts.egress.map(\.observation.status)
+        #expect(statuses.count == 10, "every one of the ten requests is recorded: \(statuses)")
+        #expect(statuses.filter { $0 == 200 }.count == completed, "\(statuses)")
+        #expect(statuses.filter { $0 == 503 }.count == (failing == .all ? 0 : 10 - completed), "\(statuses)")
+        #expect(try host.audit.verify() == .intact(entries: 2))
+        if failing != .all { try await service.stop() }
+    }
+
+    // MARK: 9. Photos only
+
+    @Test func aFlowThatReadsOnlyPhotosGetsTheirCoordinatesMasked() async throws {
+        let temporary = try TemporaryHome()
+        defer { temporary.remove() }
+        let stored = [Self.berlin, Self.saintMaur]
+        let assets = AssetStore(root: temporary.home.assetsURL)
+        var rows: [PhotoRow] = []
+        for (index, point) in stored.enumerated() {
+            let bytes = Array("photo taken at \(point)".utf8)
+            let assetID = AssetStore.assetID(of: bytes)
+            try assets.store(bytes, as: assetID)
+            var info = MediaInfo(mediaType: .image, format: "jpeg")
+            info.latitude = point.latitude
+            info.longitude = point.longitude
+            info.creationDate = 1_735_689_600 + Double(index) * 86_400
+            rows.append(PhotoRow(assetID: assetID, info: info, modificationDate: 1_735_689_600, byteSize: bytes.count,
+                                 originalFilename: "IMG_\(index).jpeg"))
+        }
+        _ = try DataWriter(home: temporary.home).insertPhotos(rows)
+        let host = try EscrowHost(home: temporary.home, logger: logger)
+        let request = DataflowRequest(app: "org.example.photomap", purpose: "Your photos on a map",
+                                      access: "SELECT latitude, longitude FROM Photos ORDER BY creationDate",
+                                      compute: "identity")
+        func points(_ result: RunResult) throws -> [Point] {
+            try (0..<result.output.rowCount).map { row in
+                Point(latitude: try #require(try result.output.column("latitude").double(at: row)),
+                      longitude: try #require(try result.output.column("longitude").double(at: row)))
+            }
+        }
+
+        let exact = try await host.runApproving(request, accuracy: .exact)
+        #expect(try points(exact) == stored)
+        #expect(exact.flow.lineage.sorted.map(\.description) == ["Photos.creationDate", "Photos.latitude", "Photos.longitude"])
+
+        try host.flows.approve(exact.flowID, nil, accuracy: Self.kilometer)
+        let masked = try await host.run(request)
+        let maskedPoints = try points(masked)
+        #expect(maskedPoints.count == 2)
+        for (point, truth) in zip(maskedPoints, stored) {
+            Self.expectWithinDonut(point, of: truth)
+        }
+        let facts = try #require(masked.auditEntry.facts.location)
+        #expect(facts.accuracy == "1km")
+        #expect(facts.runs == 1, "the latest photo is in Saint-Maur: dense enough for k = 10")
+        #expect(try points(try await host.run(request)) == maskedPoints, "the same while the photos stay")
+
+        try host.flows.approve(exact.flowID, nil, accuracy: .city)
+        let city = try await host.run(request)
+        let cityPoints = try points(city)
+        #expect(try #require(cityPoints.last).distance(to: Self.saintMaurCentre) < 1, "\(cityPoints)")
+        // Berlin in GeoNames (52.52, 13.4049) is 7 m from the photo: the centre, never the photo's point.
+        #expect(try #require(cityPoints.first).distance(to: Point(latitude: 52.52, longitude: 13.4049)) < 1, "\(cityPoints)")
+        #expect(cityPoints.first != Self.berlin, "\(cityPoints)")
+        #expect(city.auditEntry.facts.location?.accuracy == "city")
+        #expect(city.auditEntry.facts.location?.k == Self.saintMaurPopulation, "the latest photo's city")
         #expect(try host.audit.verify() == .intact(entries: try host.audit.entries().count))
     }
 

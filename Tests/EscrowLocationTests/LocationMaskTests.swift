@@ -1,4 +1,4 @@
-import EscrowLocation
+@testable import EscrowLocation
 import EscrowTestSupport
 import Foundation
 import Testing
@@ -91,5 +91,32 @@ import Testing
         #expect(throws: LocationMaskError.shortSecret(16)) {
             try LocationMask(secret: Array(repeating: 1, count: 16), flow: "f", accuracy: 100, minimum: 0)
         }
+    }
+
+    /// The masked points are the same in every build, not only within one: were the keyed hash
+    /// every secret-derived choice comes from to change (the grid's offset, a cell's point, a
+    /// dummy's direction), every individual's masked location would move once, and an app asking
+    /// before and after an upgrade would get two draws to average. Pinned here, in integers only
+    /// (the same on every machine): a 64-bit FNV-1a of codes under keys shorter than, as long as
+    /// and longer than a SHA-256 block, and of cells' units, negative numbers included. The value
+    /// is the one Python's `hmac.new(key, message, hashlib.sha256)` gives: standard HMAC-SHA256.
+    @Test func theKeyedHashIsTheSameInEveryBuild() throws {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func add(_ bytes: [UInt8]) {
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        }
+        func add(_ units: (Double, Double)) {
+            add(withUnsafeBytes(of: units.0.bitPattern.bigEndian, Array.init) + withUnsafeBytes(of: units.1.bitPattern.bigEndian, Array.init))
+        }
+        add(LocationMask.code(Self.secret, ["escrow.location-mask.v1", "weather"]))
+        add(LocationMask.code((0..<64).map(UInt8.init), ["a key one block long"]))
+        add(LocationMask.code(Array(repeating: 0xab, count: 100), ["a key longer than a block", ""]))
+        let mask = try LocationMask(secret: Self.secret, flow: "weather", accuracy: 1_000, minimum: 100)
+        for band in [-3, 0, 1, 9, 10, 12_345, Int.min, Int.max] {
+            for index in [-1, 0, 7, 99_999] {
+                add(mask.cellUnits(band: band, index: index))
+            }
+        }
+        #expect(hash == 0x3169_2e49_d459_da8e, "FNV-1a of the codes: \(String(hash, radix: 16))")
     }
 }

@@ -75,16 +75,40 @@ import Testing
         ("2.7", ["a.com", "x.a.com", "deep.x.a.com", "ba.com", "x-a.com", "a.com.evil.org", "192.0.2.7"]),
         ("192.0.2.7", ["a.com", "x.a.com", "deep.x.a.com", "ba.com", "x-a.com", "a.com.evil.org"]),
     ])
-    func excludesADomainAndTheHostsUnderItLabelWise(excluded: String, kept: [String]) {
+    func excludesADomainAndTheHostsUnderItLabelWise(excluded: String, kept: [String]) throws {
         let hosts = ["a.com", "x.a.com", "deep.x.a.com", "ba.com", "x-a.com", "a.com.evil.org", "192.0.2.7"]
         let requests = hosts.enumerated().map { index, host in
             Fixture.request(host: host, domain: host, time: Self.start + Int64(index))
         }
-        #expect(MinimizedExport.rows(requests, excluding: [excluded]).map(\.domain) == kept)
+        let domain = try #require(HostName(excluded))
+        #expect(MinimizedExport.rows(requests, excluding: [domain]).map(\.domain) == kept)
+        #expect(MinimizedExport.unmatched([domain], in: requests).isEmpty == (kept.count < hosts.count),
+                "an exclusion is unmatched exactly when it leaves nothing out")
     }
 
-    @Test func timesStartAtTheFirstExportedRequest() {
-        let rows = MinimizedExport.rows(Self.requests, excluding: ["weather.example"])
+    @Test("exclusions normalize domains and IP addresses", arguments: [
+        ("Example.COM.", "example.com"), ("  www.example.com\t", "www.example.com"), ("bücher.example", "xn--bcher-kva.example"),
+        ("192.0.2.7", "192.0.2.7"), ("2001:DB8::1", "2001:db8::1"), ("[::1]", "::1"), ("com", "com"),
+    ])
+    func exclusionsNormalize(text: String, domain: String) throws {
+        #expect(try MinimizedExport.exclusions([text]).map(\.text) == [domain])
+    }
+
+    @Test("exclusions refuse what is no domain, saying what is accepted", arguments: [
+        "", " ", "https://tracker.example/", "tracker.example/path", "*.tracker.example", "tracker..example",
+        "-tracker.example", "tracker example", "2.7", "999.1.1.1", "1.2.3.4.5", "tracker.example:443", "a\u{0}b.example",
+        "a\u{1B}[2Kb.example", String(repeating: "a", count: 64) + ".example",
+    ])
+    func exclusionsRefuse(text: String) {
+        #expect(throws: ReportError.notADomain(text)) { try MinimizedExport.exclusions(["example.com", text]) }
+        let message = ReportError.notADomain(text).description
+        #expect(message.contains("example.com, www.example.com"), "\(message)")
+        #expect(message.contains("IP addresses"), "\(message)")
+        #expect(!message.unicodeScalars.contains { $0.value < 0x20 }, "shown escaped: \(message)")
+    }
+
+    @Test func timesStartAtTheFirstExportedRequest() throws {
+        let rows = MinimizedExport.rows(Self.requests, excluding: [try #require(HostName("weather.example"))])
         #expect(rows.map(\.domain) == ["stats.tracker.net", "sync.notes.example"])
         #expect(rows.map(\.firstTimeStamp) == [0, 9 * 86_400 - 6])
     }

@@ -5,7 +5,9 @@ import EscrowStore
 
 // Issue 15: what a location accuracy below exact costs a run — the location flow of Figure 3
 // through run() at exact, at 1km and at city (masked tables kept from the run before), when
-// every run must build the masked tables again (10,000 rows), and a k-anonymous run (k = 10).
+// every run must build the masked tables again (10,000 rows), and a k-anonymous run (k = 10);
+// then masking one point (Suite+LocationMaskPoints) and run() as a function of k
+// (Suite+LocationK).
 extension Suite {
     private struct MaskFixture {
         let dense: ScratchHome
@@ -89,7 +91,7 @@ extension Suite {
             FigureResult(name: "1km − exact", unit: .microseconds, seconds: samples.map { $0.radius - $0.exact }),
             FigureResult(name: "run() rebuilding masked tables (10,000 rows)", unit: .milliseconds, seconds: samples.map(\.rebuild)),
             FigureResult(name: "k-anonymous run (k = 10, 10,000 rows)", unit: .milliseconds, seconds: samples.map(\.sparse)),
-        ]
+        ] + (try await locationMaskPoints()) + (try await locationKSweep())
     }
 
     /// The location flow of Figure 3, one flow per accuracy (the purpose names it).
