@@ -36,8 +36,10 @@ struct EscrowProcess {
         }
     }
 
-    /// How long a run may take before the process is killed.
-    static let timeout: Duration = .seconds(60)
+    /// How long a run may take before the process is killed: a catch for hangs. Commands take
+    /// milliseconds, but the whole suite at once on two cores, every test writing and syncing its
+    /// own databases, has kept an `escrow init` past 60 s.
+    static let timeout: Duration = .seconds(180)
 
     /// The package root.
     static let packageRoot: URL = BuiltExecutable.packageRoot

@@ -6,15 +6,22 @@ struct RunErrorTests {
     /// A new, initialised home with the sample contacts.
     static func homeWithContacts() async throws -> ScratchHome {
         let home = ScratchHome()
-        guard try await home.escrow("init").succeeded, try await home.escrow("import", "contacts", SampleData.contacts).succeeded else {
-            home.remove()
-            throw SetupFailed()
+        for step in [["init"], ["import", "contacts", SampleData.contacts]] {
+            let outcome = try await EscrowProcess.run(["--home", home.path] + step)
+            guard outcome.succeeded else {
+                home.remove()
+                throw SetupFailed(outcome: outcome)
+            }
         }
         return home
     }
 
     struct SetupFailed: Error, CustomStringConvertible {
-        var description: String { "could not initialise a home and import the sample contacts" }
+        /// The step that failed, when known.
+        var outcome: EscrowProcess.Outcome?
+        var description: String {
+            "could not set up the test's escrow home" + (outcome.map { ": \($0)" } ?? "")
+        }
     }
 
     static let hostileSQL = [

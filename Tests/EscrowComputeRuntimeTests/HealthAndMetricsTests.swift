@@ -71,7 +71,8 @@ struct HealthAndMetricsTests {
 
     @Test func onSIGTERMReadinessTurnsOffFirstWhileLivenessStaysAndCallsAreStillTaken() async throws {
         let server = try await ComputeServerProcess.start(certificates: certificates, extraArguments: [
-            "--health-listen", "127.0.0.1:0", "--readiness-drain-delay", "10",
+            // Long enough for the checks below on a machine running the whole suite at once.
+            "--health-listen", "127.0.0.1:0", "--readiness-drain-delay", "30",
         ])
         defer { server.kill() }
         let port = try #require(server.healthPort)

@@ -100,7 +100,7 @@ extension AuditLog {
     }
 
     /// Why the retention checkpoint cannot have been written by the retention setting, or nil when
-    /// it can (or there is none): the checks `verify()` leaves to this, as the chain alone cannot
+    /// it can (or there is none): the part of `verify()` that the chain alone cannot do, as it cannot
     /// tell a checkpoint moved forward from an honest one.
     ///
     /// A checkpoint is contradicted when its times cannot be read; when its entry was deleted

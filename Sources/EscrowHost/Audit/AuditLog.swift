@@ -128,6 +128,17 @@ public struct AuditLog: Sendable {
 
     /// Checks the whole chain: numbering, links, contents and the recorded head.
     public func verify() throws -> AuditVerification {
+        let chain = try verifyChain()
+        // A chain that checks out from the retention checkpoint on may still start from a
+        // checkpoint the retention setting cannot have written (one moved forward by hand).
+        if case .intact = chain, let (seq, reason) = try checkpointContradiction() {
+            return .broken(seq: seq, reason: reason)
+        }
+        return chain
+    }
+
+    /// Numbering, links, contents and the recorded head, from the retention checkpoint on.
+    private func verifyChain() throws -> AuditVerification {
         try state.read { database in
             let query = try database.prepare("SELECT \(Self.columns) FROM AuditEntry ORDER BY seq")
             var expected = 1
