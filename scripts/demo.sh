@@ -168,6 +168,30 @@ show "$escrow" flows show "$(echo "$out" | pending_flow)"
 show "$escrow" approve "$(echo "$out" | pending_flow)"
 show "$bin/EscrowContactDiscoveryApp" --directory "$backend" --server compute-1
 
+step "13b. The compute tier: one server, two replicas; the replica in use dies; the app's runs go on"
+replica=()
+for index in 1 2; do
+  start "$home/replica-$index.log" "$bin/escrow-compute" --listen 127.0.0.1:0 \
+    --cert "$home/certs/server.pem" --key "$home/certs/server-key.pem" --client-ca "$home/certs/ca.pem"
+  replica+=("$port:${pids[-1]}")
+done
+show "$escrow" servers add tier --address "127.0.0.1:${replica[0]%%:*}" --address "127.0.0.1:${replica[1]%%:*}" \
+  --ca "$home/certs/ca.pem" --server-name compute-1
+out=$("$bin/EscrowContactDiscoveryApp" --directory "$backend" --server tier || true); echo "$out"
+show "$escrow" approve "$(echo "$out" | pending_flow)"
+show "$bin/EscrowContactDiscoveryApp" --directory "$backend" --server tier
+used=$("$escrow" audit --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["attempts"][-1]["address"])')
+for entry in "${replica[@]}"; do
+  if [ "127.0.0.1:${entry%%:*}" = "$used" ]; then
+    echo "It ran on the replica at $used, which now dies (SIGKILL). The next run tries it, then the other:"
+    kill -9 "${entry##*:}"; wait "${entry##*:}" 2>/dev/null || true
+  fi
+done
+show "$bin/EscrowContactDiscoveryApp" --directory "$backend" --server tier
+show "$escrow" audit show "$("$escrow" audit --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["seq"])')"
+echo "The dead address is skipped for a while (1 s, doubling to 30 s), then tried again:"
+show "$escrow" servers show tier
+
 step "14. Nearby articles: it asks for 1 km accuracy; only the area around that point leaves"
 out=$("$bin/EscrowNearbyArticlesApp" --service "$backend" || true); echo "$out"
 show "$escrow" approve "$(echo "$out" | pending_flow)"
