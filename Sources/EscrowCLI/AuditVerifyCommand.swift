@@ -68,6 +68,9 @@ struct AuditVerifyCommand: AsyncParsableCommand {
             if let kept {
                 if let problem = try Self.contradiction(kept, in: audit) {
                     problems.append("audit log does not match the head kept elsewhere: \(problem)")
+                } else if try audit.entry(kept.seq) == nil {
+                    report.append("the head kept elsewhere (entry \(kept.seq), signed at \(kept.time)) names an entry the retention "
+                        + "setting deleted; the log goes on from its checkpoint: keep a newer head")
                 } else {
                     report.append("matches the head kept elsewhere: entry \(kept.seq), signed at \(kept.time)")
                 }
@@ -175,6 +178,14 @@ struct AuditVerifyCommand: AsyncParsableCommand {
             return "the head was signed by audit key \(Hex.encode(kept.hostKey).prefix(16))…, but this escrow's key is now \(Hex.encode(key).prefix(16))…: the key was replaced"
         }
         guard let entry = try audit.entry(kept.seq) else {
+            // An entry the retention setting deleted: its hash lives on only in the checkpoint when
+            // it was the last one deleted; the chain from the checkpoint on was verified already.
+            if let checkpoint = try audit.checkpoint(), kept.seq <= checkpoint.seq {
+                if kept.seq == checkpoint.seq, checkpoint.hash != kept.entryHash {
+                    return "entry \(kept.seq)'s hash, kept by the retention checkpoint, differs from the head signed at \(kept.time): the log was rewritten"
+                }
+                return nil
+            }
             return "the log ends at entry \(try audit.lastSeq()) but the head signed at \(kept.time) names entry \(kept.seq): entries were removed (the log was truncated)"
         }
         guard entry.hash == kept.entryHash else {

@@ -137,6 +137,39 @@ struct RetentionCommandTests {
         return home
     }
 
+    @Test("audit verify --head with a head kept before retention deleted its entry: not called a truncation")
+    func aHeadOlderThanTheRetentionIsNoTruncation() async throws {
+        let home = try await RunErrorTests.homeWithContacts()
+        defer { home.remove() }
+        let request = DataflowRequest(app: "org.example.cli-tests", purpose: "End-to-end test", access: FlowCycleTests.countSQL,
+                                      compute: "identity")
+        // Entries 1…3 ten days ago, and the head the individual kept then (entry 3); 4 and 5 now.
+        try await PastRuns.run(request, times: 2, daysAgo: 10, home: home.url)
+        let old = try await home.escrow("audit", "head", "--json")
+        #expect(old.jsonObject?["seq"] as? Int == 3, "\(old)")
+        for _ in 0..<2 {
+            let run = try await home.run(sql: FlowCycleTests.countSQL, compute: "identity")
+            #expect(run.succeeded, "\(run)")
+        }
+        #expect(try await home.escrow("audit", "verify", "--head", old.standardOutput).succeeded)
+
+        // Retention deletes entries 1…3: the kept head names the checkpoint's entry.
+        let set = try await home.escrow("config", "set", "retention-days", "5")
+        #expect(set.succeeded, "\(set)")
+        let verify = try await home.escrow("audit", "verify", "--head", old.standardOutput)
+        #expect(verify.succeeded, "\(verify)")
+        #expect(verify.standardOutput.contains("names an entry the retention setting deleted"), "\(verify)")
+
+        // The checkpoint's hash edited (its trigger dropped): the kept head tells.
+        let edit = try await SQLiteShell.run(home.url.appendingPathComponent("escrow.sqlite").path, """
+            DROP TRIGGER AuditCheckpoint_forward_only;
+            UPDATE AuditCheckpoint SET hash = '0000000000000000000000000000000000000000000000000000000000000000';
+            """)
+        try #require(edit.status == 0, "sqlite3: \(edit.error)")
+        let tampered = try await home.escrow("audit", "verify", "--head", old.standardOutput)
+        #expect(tampered.status == 1, "\(tampered)")
+    }
+
     @Test("audit verify reports a retention checkpoint edited or forged in the database file", arguments: forgeries)
     func forged(_ forgery: Forgery) async throws {
         let home = try await Self.agedHome(retention: forgery.retention)
