@@ -71,7 +71,13 @@ enum ConfigSetting: String, CaseIterable {
         case .trackerLists:
             let paths = value.split(separator: ":").map(String.init)
             guard !paths.isEmpty else { throw CLIError("\(rawValue) needs at least one file (adblock filter lists, separated by ':')") }
-            let lists = try TrackerList(filterLists: paths)
+            let lists: TrackerList
+            do {
+                lists = try TrackerList(filterLists: paths)
+            } catch {
+                throw CLIError("\(rawValue) cannot be set: \(error); give adblock filter lists that exist, separated by ':', "
+                               + "or run `escrow config unset \(rawValue)` for EasyList and EasyPrivacy")
+            }
             return "\(lists.count) tracker domains from \(paths.count) list\(paths.count == 1 ? "" : "s")"
         case .networkResolve:
             let resolution = try HostResolution(parsing: value.split(separator: " "))

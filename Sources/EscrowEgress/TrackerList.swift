@@ -30,7 +30,9 @@ public struct TrackerList: Sendable {
     public init(filterLists paths: [String]) throws(EgressListError) {
         for path in paths {
             let before = domains.count
-            addFilterList(try EgressListError.read(path, what: "a tracker list", package: "webext-ublock-origin-firefox"))
+            // Only Debian's own files come from a package; the individual's own lists do not.
+            let package = Self.debianPaths.contains(path) ? "webext-ublock-origin-firefox" : nil
+            addFilterList(try EgressListError.read(path, what: "a tracker list", package: package))
             guard domains.count > before else { throw .empty(path) }
         }
     }

@@ -76,14 +76,21 @@ extension EscrowHost {
 
     private static let reportedLists = Mutex<Set<EgressClassifier.Sources>>([])
 
-    /// Logs, once per process and set of lists, a list the classifier could not read.
+    /// Logs, once per process and set of lists, a list the classifier could not read; for the
+    /// individual's own tracker lists, with the setting that names them and how to change it.
     static func reportUnreadableLists(_ classifier: EgressClassifier, logger: Logger) {
         let lists = classifier.lists
         let problems = [lists.suffixes.failure, lists.trackers.failure].compactMap { $0 }
         guard !problems.isEmpty,
               reportedLists.withLock({ $0.insert(classifier.sources).inserted }) else { return }
         for problem in problems {
-            logger.error("egress is recorded without a list it needs", metadata: ["problem": "\(problem)"])
+            var metadata: Logger.Metadata = ["problem": "\(problem)"]
+            if problem == lists.trackers.failure, classifier.sources.trackerLists != TrackerList.debianPaths {
+                metadata["fix"] = .string("the setting \(trackerListsSetting) names it: put the file back, or change the setting "
+                    + "(escrow config set \(trackerListsSetting) FILE:FILE…, or escrow config unset \(trackerListsSetting) for EasyList and EasyPrivacy); "
+                    + "until then no request is flagged as a tracker but by escrow filter tracker")
+            }
+            logger.error("egress is recorded without a list it needs", metadata: metadata)
         }
     }
 

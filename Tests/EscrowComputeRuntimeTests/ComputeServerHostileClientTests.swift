@@ -248,6 +248,36 @@ struct ComputeServerHostileClientTests {
         }
     }
 
+    @Test("blocked domains the host would never send are BAD_REQUEST, naming what is wrong", arguments: [
+        (["Example.COM"], "blocked domain 'Example.COM' is not a normalized host name"),
+        (["example.com."], "blocked domain 'example.com.' is not a normalized host name"),
+        (["bücher.example"], "blocked domain 'bücher.example' is not a normalized host name"),
+        (["example.com", "http://x.com/"], "blocked domain 'http://x.com/' is not a normalized host name"),
+        ([""], "blocked domain '' is not a normalized host name"),
+        ((0...ServerConnectionHandler.maximumBlockedDomains).map { "d\($0).example" },
+         "\(ServerConnectionHandler.maximumBlockedDomains + 1) blocked domains; at most \(ServerConnectionHandler.maximumBlockedDomains) are taken"),
+    ])
+    func blockedDomainsOutsideTheProtocol(_ domains: [String], _ message: String) async throws {
+        let region = try RemoteFixtures.descriptor("location.region")
+        let input = try Frame(columns: [Column(name: "latitude", values: .double([1])), Column(name: "longitude", values: .double([2]))])
+        try await withServer { server, good in
+            let error = await #expect(throws: RPCError.self) {
+                try await good.compute(region, input: input, parameters: ComputeParameters([:]), blockedDomains: domains,
+                                       deadline: .seconds(30))
+            }
+            guard case .remote(let code, let text)? = error else {
+                Issue.record("expected the server's BAD_REQUEST, got \(String(describing: error))")
+                return
+            }
+            #expect(code == .badRequest)
+            #expect(text == message)
+            // The same call with the normalized domains the host sends is run.
+            let output = try await good.compute(region, input: input, parameters: ComputeParameters([:]),
+                                                blockedDomains: ["example.com", "xn--bcher-kva.example"], deadline: .seconds(30))
+            #expect(output.output.rowCount == 1)
+        }
+    }
+
     @Test func overloadIsAnsweredAtOnce() async throws {
         let tuples = try RemoteFixtures.descriptor("contacts.tuples")
         let slow = try RemoteFixtures.slowContacts()

@@ -251,6 +251,27 @@ import Testing
         }
     }
 
+    @Test func aDomainIgnoredIsNotRecordedFromARunOnTheComputeServer() async throws {
+        let platform = try await PlatformServiceProcess.start()
+        defer { platform.stop() }
+        let resolve = Self.resolve.flatMap { ["--resolve", $0] }
+        try await ComputeServerProcess.with(extraArguments: resolve) { server, certificates in
+            try await TemporaryHome.with { temporary in
+                let host = try host(temporary)
+                try host.register(server, certificates)
+                try host.filters.set(.ignore, for: "Google-Analytics.COM")
+                let ignored = try await runWeather(host, platform, on: .server("compute-1"))
+                #expect(ignored.output.rowCount == 1)
+                #expect(try newestEntry(host).seen == [Self.weather()], "the server reported it; the host left it out")
+
+                try host.filters.remove("google-analytics.com")
+                try await runWeather(host, platform, on: .server("compute-1"))
+                #expect(try newestEntry(host).seen == [Self.weather(), Self.analytics()])
+                #expect(try host.audit.verify() == .intact(entries: 3))
+            }
+        }
+    }
+
     @Test func theIndividualsTrackerFilterFlagsAFirstPartyHost() async throws {
         let platform = try await PlatformServiceProcess.start()
         defer { platform.stop() }

@@ -5,10 +5,6 @@ import EscrowTestSupport
 import EscrowWire
 import Foundation
 import Logging
-import NIOCore
-import NIOPosix
-import NIOSSL
-import SwiftProtobuf
 import Testing
 
 /// Compute servers that answer a module call as a real `escrow-compute` of this build never
@@ -18,8 +14,8 @@ import Testing
 @Suite struct ModuleLyingServerTests {
     /// Registers the lying server as `compute-1` on `host` and returns the area app's request
     /// that runs the module there.
-    fileprivate static func register(_ server: LyingServer, _ certificates: DevCertificates, on host: EscrowHost,
-                         module bytes: [UInt8]) throws -> DataflowRequest {
+    static func register(_ server: LyingServer, _ certificates: DevCertificates, on host: EscrowHost,
+                  module bytes: [UInt8]) throws -> DataflowRequest {
         try host.servers.add(id: "compute-1", addresses: ["127.0.0.1:\(server.port)"], caFile: certificates.path("ca.pem"),
                              serverName: "compute-1", clientCertificate: certificates.path("client.pem"),
                              clientKey: certificates.path("client-key.pem"))
@@ -97,82 +93,6 @@ extension ModuleLyingServerTests {
             var onDevice = request
             onDevice.destination = .device
             #expect(try await host.runApproving(onDevice).output.rowCount == 1)
-        }
-    }
-}
-
-/// A TLS server speaking the compute protocol that answers every compute call one way (`Answer`).
-private final class LyingServer: Sendable {
-    static let otherDigest = String(repeating: "0", count: 64)
-    static let invalidModule = "the module is not valid WebAssembly: unexpected end of the section or function"
-
-    /// How the server answers a compute call.
-    enum Answer: Sendable {
-        /// With an output and a module digest that is not the one asked for.
-        case anotherModule
-        /// With `Error{INVALID_MODULE}` (`LyingServer.invalidModule`).
-        case invalidModule
-    }
-
-    let port: Int
-    private let channel: any Channel
-
-    private init(port: Int, channel: any Channel) {
-        self.port = port
-        self.channel = channel
-    }
-
-    static func start(_ certificates: DevCertificates, answer: Answer) async throws -> LyingServer {
-        let tls = try TLSFiles(certificate: certificates.path("server.pem"), privateKey: certificates.path("server-key.pem"),
-                               certificateAuthority: certificates.path("ca.pem")).serverContext()
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(EnvelopeDecoder()))
-                    try channel.pipeline.syncOperations.addHandler(LyingHandler(answer: answer))
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        return LyingServer(port: channel.localAddress?.port ?? 0, channel: channel)
-    }
-
-    func stop() { channel.close(promise: nil) }
-}
-
-private final class LyingHandler: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ReceivedEnvelope
-    typealias OutboundOut = ByteBuffer
-    let answer: LyingServer.Answer
-
-    init(answer: LyingServer.Answer) {
-        self.answer = answer
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let received = unwrapInboundIn(data)
-        var reply = Escrow_V1_Envelope()
-        reply.requestID = received.envelope.requestID
-        do {
-            switch received.envelope.body {
-            case .hello:
-                reply.catalog = .with { $0.serverID = "compute-1" }
-                context.writeAndFlush(wrapOutboundOut(try reply.message()), promise: nil)
-            case .computeRequest where answer == .invalidModule:
-                reply.error = .with {
-                    $0.code = .invalidModule
-                    $0.message = LyingServer.invalidModule
-                }
-                context.writeAndFlush(wrapOutboundOut(try reply.message()), promise: nil)
-            case .computeRequest:
-                reply.computeResponse = .with { $0.moduleSha256 = LyingServer.otherDigest }
-                let output = try Frame(columns: [Column(name: "south", values: .double([1]))])
-                context.writeAndFlush(wrapOutboundOut(try reply.message(carrying: output)), promise: nil)
-            default:
-                break
-            }
-        } catch {
-            context.close(promise: nil)
         }
     }
 }

@@ -1,6 +1,7 @@
+import EscrowReports
+import EscrowTestSupport
 import Foundation
 import Testing
-import EscrowReports
 
 /// The HTML report as a reader sees it: rendered by headless Chromium (Debian's `chromium`), with no
 /// console message (no CSP violation, no invalid SVG, no script error), and a screenshot in which
@@ -104,6 +105,63 @@ struct ChromiumReportTests {
             let image = try PNGImage([UInt8](Data(contentsOf: screenshot)))
             let counts = image.count(of: Self.chartColors.map(\.rgb))
             #expect(counts.values.allSatisfy { $0 == 0 }, "chart colours on a page without charts: \(counts)")
+        }
+    }
+
+    /// The page `escrow report html --out FILE` writes from a real escrow home: the weather app's
+    /// flow approved and run twice through the real `escrow` binary, its function asking the
+    /// platform service for the weather and telling its analytics endpoint (a tracker), both
+    /// names resolved to 127.0.0.1.
+    @Test func aReportWrittenByTheEscrowFromRecordedRequestsRendersWithItsCharts() async throws {
+        let platform = try await PlatformServiceProcess.start()
+        defer { platform.stop() }
+        try await withScratchFolder { scratch in
+            let escrow = try BuiltExecutable.url(named: "escrow")
+            let home = ["--home", scratch.appendingPathComponent("home").path]
+            let (weather, analytics) = ("api.weather.example.com", "ssl.google-analytics.com")
+            let run = home + ["run", "--app", "org.example.weather", "--purpose", "Weather where you are",
+                              "--sql", "SELECT latitude, longitude FROM Location ORDER BY timestamp DESC LIMIT 1",
+                              "--compute", "weather.current", "--param", "service=http://\(weather):\(platform.port)",
+                              "--param", "analytics=http://\(analytics):\(platform.port)/collect"]
+            let track = BuiltExecutable.packageRoot.appendingPathComponent("Examples/SampleData/track.gpx").path
+            for step in [["init"], ["import", "locations", track],
+                         ["config", "set", "network.resolve", "\(weather)=127.0.0.1 \(analytics)=127.0.0.1"]] {
+                let outcome = try await ChildProcess.runOffPool(escrow, home + step)
+                try #require(outcome.status == 0, "escrow \(step.joined(separator: " ")): \(outcome.errors)")
+            }
+            let pending = try await ChildProcess.runOffPool(escrow, run)
+            let flow = try #require(pending.errors.firstMatch(of: /dataflow ([0-9a-f]{8,}) is awaiting approval/)?.output.1,
+                                    "the first run awaits approval: \(pending.errors)")
+            try #require(try await ChildProcess.runOffPool(escrow, home + ["approve", String(flow)]).status == 0)
+            for _ in 1...2 {
+                let ran = try await ChildProcess.runOffPool(escrow, run)
+                try #require(ran.status == 0, "the approved run: \(ran.errors)")
+            }
+            let page = scratch.appendingPathComponent("report.html")
+            let written = try await ChildProcess.runOffPool(escrow, home + ["report", "html", "--out", page.path])
+            try #require(written.status == 0, "escrow report html: \(written.errors)")
+
+            let dom = try await HeadlessChromium.run(["--dump-dom"], page: page, scratch: scratch)
+            #expect(!dom.timedOut && dom.status == 0, "chromium failed: \(dom.errors)")
+            #expect(HeadlessChromium.consoleMessages(in: dom.errors).isEmpty, "\(dom.errors)")
+            for title in ["Requests per day by app", "Tracker share per app", "Most contacted domains"] {
+                #expect(dom.output.contains("<title>\(title)"), "no chart titled \(title)")
+            }
+            #expect(dom.output.contains("org.example.weather"))
+            #expect(dom.output.contains("google-analytics.com"))
+
+            let screenshot = scratch.appendingPathComponent("shot.png")
+            let shot = try await HeadlessChromium.run(["--screenshot=\(screenshot.path)"], page: page, scratch: scratch,
+                                                      windowSize: (1280, 2400))
+            #expect(!shot.timedOut && shot.status == 0, "chromium failed: \(shot.errors)")
+            #expect(HeadlessChromium.consoleMessages(in: shot.errors).isEmpty, "\(shot.errors)")
+            let image = try PNGImage([UInt8](Data(contentsOf: screenshot)))
+            // One app: its bars, and the tracker and first-party bars of the tracker share and domain charts.
+            let painted = Self.chartColors.filter { ["first app's bars", "tracker bars", "first-party bars"].contains($0.name) }
+            let counts = image.count(of: painted.map(\.rgb))
+            for color in painted {
+                #expect(counts[color.rgb, default: 0] > 100, "too few pixels of the \(color.name) (\(counts[color.rgb, default: 0]))")
+            }
         }
     }
 
