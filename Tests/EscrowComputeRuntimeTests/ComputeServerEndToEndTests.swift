@@ -248,8 +248,8 @@ struct ComputeServerEndToEndTests {
                 Issue.record("expected an RPCError, got \(error)")
             }
             // The error kind above shows it was not the 30 s deadline; the bound only catches a
-            // hang (under a loaded test run, wake-ups have been seen seconds late).
-            #expect(waited < .seconds(15), "the client noticed the dead server after \(waited)")
+            // hang (under a loaded test run, wake-ups have been seen 16 s late).
+            #expect(waited < .seconds(30), "the client noticed the dead server after \(waited)")
         }
     }
 }
