@@ -56,12 +56,12 @@ import Glibc
         var received = Data()
         let deadline = ContinuousClock.now + .seconds(120)
         while received.count(where: { $0 == 0x0A }) < threshold, ContinuousClock.now < deadline {
-            let chunk = reader.availableData
+            let chunk = PipeRead.chunk(reader)
             if chunk.isEmpty { break }
             received.append(chunk)
         }
         kill(process.processIdentifier, SIGKILL)
-        received.append(reader.readDataToEndOfFile())
+        received.append(PipeRead.toEnd(reader))
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal, "the probe finished before it was killed")
 

@@ -1,3 +1,4 @@
+import EscrowTestSupport
 import Foundation
 import Synchronization
 
@@ -88,13 +89,13 @@ enum HeadlessChromium {
         let outputHandle = output.fileHandleForReading, errorHandle = errors.fileHandleForReading
         drained.enter()
         Thread.detachNewThread {
-            let data = outputHandle.readDataToEndOfFile()
+            let data = PipeRead.toEnd(outputHandle)
             collected.output.withLock { $0 = data }
             drained.leave()
         }
         drained.enter()
         Thread.detachNewThread {
-            let data = errorHandle.readDataToEndOfFile()
+            let data = PipeRead.toEnd(errorHandle)
             collected.errors.withLock { $0 = data }
             drained.leave()
         }

@@ -70,7 +70,7 @@ public final class ComputeServerProcess: Sendable {
         let reader = output.fileHandleForReading
         Thread.detachNewThread {
             while true {
-                let data = reader.availableData
+                let data = PipeRead.chunk(reader)
                 if data.isEmpty { break }
                 printed.append(data)
                 if Self.port(in: printed.text) != nil { break }
@@ -106,7 +106,7 @@ public final class ComputeServerProcess: Sendable {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let printed = errors.fileHandleForReading.readDataToEndOfFile()
+        let printed = PipeRead.toEnd(errors.fileHandleForReading)
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: printed, as: UTF8.self))
     }

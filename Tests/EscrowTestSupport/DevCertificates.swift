@@ -9,17 +9,9 @@ public struct DevCertificates: Sendable {
     public init(negative: Bool = false) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("escrow-certs-\(UUID().uuidString)")
         let script = BuiltExecutable.packageRoot.appendingPathComponent("certs/make-dev-certs.sh").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script, folder.path, "--quiet"] + (negative ? ["--negative"] : [])
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FixtureError("make-dev-certs.sh failed: \(String(decoding: message, as: UTF8.self))")
+        let made = try ChildProcess.run(URL(fileURLWithPath: "/bin/bash"), [script, folder.path, "--quiet"] + (negative ? ["--negative"] : []))
+        guard made.status == 0 else {
+            throw FixtureError("make-dev-certs.sh failed: \(made.errors)")
         }
     }
 

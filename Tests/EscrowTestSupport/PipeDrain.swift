@@ -24,18 +24,10 @@ public final class PipeDrain: Sendable {
         // Not a Dispatch worker: many concurrent runs would exhaust Dispatch's thread pool.
         // read(2) itself, retried on EINTR: FileHandle.availableData traps on an interrupted read.
         Thread.detachNewThread { [self] in
-            withExtendedLifetime(handle) {
-                var buffer = [UInt8](repeating: 0, count: 1 << 16)
-                while true {
-                    let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
-                    if count > 0 {
-                        data.withLock { $0.append(contentsOf: buffer[0..<count]) }
-                    } else if count < 0, errno == EINTR {
-                        continue
-                    } else {
-                        break
-                    }
-                }
+            while true {
+                let chunk = PipeRead.chunk(handle)
+                if chunk.isEmpty { break }
+                data.withLock { $0.append(chunk) }
             }
             ended.signal()
         }
@@ -47,5 +39,35 @@ public final class PipeDrain: Sendable {
         let seconds = Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
         _ = ended.wait(timeout: .now() + seconds)
         return data.withLock { $0 }
+    }
+}
+
+/// Reading a pipe the way Foundation's `availableData` and `readDataToEndOfFile()` would, but
+/// with read(2) retried on EINTR: both trap on an interrupted read (`try!` inside Foundation),
+/// and a test process with dozens of children gets interrupted reads (a CI run crashed so, in
+/// `DevCertificates`).
+public enum PipeRead {
+    /// The next bytes from `handle`, blocking until some arrive; empty at the end (or on an error
+    /// other than EINTR).
+    public static func chunk(_ handle: FileHandle) -> Data {
+        withExtendedLifetime(handle) {
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                if count > 0 { return Data(buffer[0..<count]) }
+                if count < 0, errno == EINTR { continue }
+                return Data()
+            }
+        }
+    }
+
+    /// Everything up to the end of `handle`.
+    public static func toEnd(_ handle: FileHandle) -> Data {
+        var data = Data()
+        while true {
+            let chunk = chunk(handle)
+            if chunk.isEmpty { return data }
+            data.append(chunk)
+        }
     }
 }

@@ -21,7 +21,7 @@ public final class PlatformServiceProcess: Sendable {
         try process.run()
         var printed = Data()
         while !printed.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = PipeRead.chunk(output.fileHandleForReading)
             if chunk.isEmpty { break }
             printed.append(chunk)
         }

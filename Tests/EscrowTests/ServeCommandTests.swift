@@ -29,7 +29,7 @@ import Testing
         defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
         var printed = Data()
         while !printed.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = PipeRead.chunk(output.fileHandleForReading)
             if chunk.isEmpty { break }
             printed.append(chunk)
         }

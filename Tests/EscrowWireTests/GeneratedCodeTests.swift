@@ -69,7 +69,7 @@ struct GeneratedCodeTests {
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        let output = PipeRead.toEnd(pipe.fileHandleForReading)
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
