@@ -153,31 +153,32 @@ struct ComputeServerFloodTests {
         let weather = try RemoteFixtures.descriptor("weather.current")
         let service = try SilentListener()
         defer { service.close() }
-        // 3 s, not 1: with the whole suite running on two cores, a connection of this test was
-        // closed before the test got its request out (seen once, 2026-11-26).
-        let server = try await ComputeServerProcess.start(certificates: certificates, extraArguments: ["--idle-timeout", "3"])
+        // 8 s, not 1: with the whole suite running on two cores, this test's connections were
+        // closed before it got its requests out (seen three times on 2026-11-26 with 1 s and 3 s).
+        let server = try await ComputeServerProcess.start(certificates: certificates, extraArguments: ["--idle-timeout", "8"])
         defer { server.kill() }
 
         let idle = try await RawTLSClient.connect(port: server.port, security: .tls(certificates.client))
         try await idle.send(RemoteEnvelopes.hello(id: 1))
         #expect(try await idle.nextEnvelope()?.requestID == 1)
 
-        // A call to a weather service that never answers stays in flight until its 6 s deadline.
+        // A call to a weather service that never answers stays in flight until the function gives
+        // up on the service (the escrow's HTTP client waits 10 s, longer than the idle timeout).
         let busy = try await RawTLSClient.connect(port: server.port, security: .tls(certificates.client))
         var call = RemoteEnvelopes.compute(id: 2, weather, input: try Frame(columns: [
             Column(name: "latitude", values: .double([46.5])), Column(name: "longitude", values: .double([6.6])),
-        ]), deadline: .seconds(6))
+        ]), deadline: .seconds(30))
         call.computeRequest.parameters = ["service": service.url]
         try await busy.send(RemoteEnvelopes.hello(id: 1), call)
         #expect(try await busy.nextEnvelope()?.requestID == 1)
 
-        #expect(try await idle.waitUntilClosed(timeout: .seconds(20)), "a connection idle for 3 s is closed")
-        // The connection waiting for its call stays open well past the idle timeout: the answer
-        // comes over it at the call's deadline, 6 s in (checked by the answer itself, not by
-        // looking at the connection at some moment, which a loaded machine may reach too late).
-        let answer = try await busy.nextEnvelope(timeout: .seconds(30))
+        #expect(try await idle.waitUntilClosed(timeout: .seconds(30)), "a connection idle for 8 s is closed")
+        // The connection waiting for its call stays open past the idle timeout: the answer comes
+        // over it once the function gave up, 10 s in (checked by the answer itself, not by looking
+        // at the connection at some moment, which a loaded machine may reach too late).
+        let answer = try await busy.nextEnvelope(timeout: .seconds(60))
         #expect(answer?.requestID == 2)
-        #expect(answer?.error.code == .deadlineExceeded, "got \(RemoteEnvelopes.summary(answer))")
+        #expect([.functionFailed, .deadlineExceeded].contains(answer?.error.code), "got \(RemoteEnvelopes.summary(answer))")
         // Answered and silent again: now it is idle.
         #expect(try await busy.waitUntilClosed(timeout: .seconds(30)), "idle again once its call is answered")
         try await RemoteFixtures.expectStillServes(server)
