@@ -15,8 +15,9 @@ import Testing
     let logger = Logger(label: "test")
     static let lastLocation = "SELECT longitude, latitude FROM Location ORDER BY timestamp DESC LIMIT 1"
 
-    /// A seeded home with a running daemon (with `limits`); stopped and removed afterwards.
-    func withDaemon(limits: ConnectionLimits = ConnectionLimits(),
+    /// A seeded home with a running daemon (with `limits`: by default those for a loaded test
+    /// machine, `.forTests`); stopped and removed afterwards.
+    func withDaemon(limits: ConnectionLimits = .forTests,
                     _ body: (TemporaryHome, HostDaemon) async throws -> Void) async throws {
         try await TemporaryHome.with { temporary in
             try temporary.seed()
