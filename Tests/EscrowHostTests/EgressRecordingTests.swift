@@ -77,6 +77,21 @@ import Testing
                            "analytics": "http://\(analyticsHost):\(platform.port)\(analyticsPath)"])
     }
 
+    /// The platform service, a compute server that reaches its hosts by the test's names, and a
+    /// host of a new home registered with it as `compute-1`.
+    func withServerReachingThePlatform(_ body: (EscrowHost, PlatformServiceProcess) async throws -> Void) async throws {
+        let platform = try await PlatformServiceProcess.start()
+        defer { platform.stop() }
+        let resolve = Self.resolve.flatMap { ["--resolve", $0] }
+        try await ComputeServerProcess.with(extraArguments: resolve) { server, certificates in
+            try await TemporaryHome.with { temporary in
+                let host = try host(temporary)
+                try host.register(server, certificates)
+                try await body(host, platform)
+            }
+        }
+    }
+
     func host(_ temporary: TemporaryHome, clock: any WallClock = .system) throws -> EscrowHost {
         try temporary.seed()
         return try EscrowHost(home: temporary.home, network: try Self.network(), clock: clock, logger: logger)
@@ -120,40 +135,33 @@ import Testing
     }
 
     @Test func aRunOnTheComputeServerReportsItsRequestsBack() async throws {
-        let platform = try await PlatformServiceProcess.start()
-        defer { platform.stop() }
-        let resolve = Self.resolve.flatMap { ["--resolve", $0] }
-        try await ComputeServerProcess.with(extraArguments: resolve) { server, certificates in
-            try await TemporaryHome.with { temporary in
-                let host = try host(temporary)
-                try host.register(server, certificates)
-                let remote = try await runWeather(host, platform, on: .server("compute-1"))
-                let stored = try #require(try host.audit.entry(remote.auditEntry.seq))
-                #expect(stored.facts.destination == "server:compute-1")
-                #expect(stored.facts.egress.map(Seen.init) == [Self.weather(), Self.analytics()])
-                #expect(stored.facts.egress.allSatisfy { $0.observation.bytesOut > 0 })
+        try await withServerReachingThePlatform { host, platform in
+            let remote = try await runWeather(host, platform, on: .server("compute-1"))
+            let stored = try #require(try host.audit.entry(remote.auditEntry.seq))
+            #expect(stored.facts.destination == "server:compute-1")
+            #expect(stored.facts.egress.map(Seen.init) == [Self.weather(), Self.analytics()])
+            #expect(stored.facts.egress.allSatisfy { $0.observation.bytesOut > 0 })
 
-                // The server applies the individual's blocks and reports what was tried. The analytics
-                // event is best effort: blocked, the weather still comes back.
-                try host.filters.set(.block, for: "google-analytics.com")
-                let blocked = try await runWeather(host, platform, on: .server("compute-1"))
-                #expect(blocked.output == remote.output)
-                #expect(try newestEntry(host).seen == [Self.weather(), Self.analytics(status: nil, blocked: true)])
+            // The server applies the individual's blocks and reports what was tried. The analytics
+            // event is best effort: blocked, the weather still comes back.
+            try host.filters.set(.block, for: "google-analytics.com")
+            let blocked = try await runWeather(host, platform, on: .server("compute-1"))
+            #expect(blocked.output == remote.output)
+            #expect(try newestEntry(host).seen == [Self.weather(), Self.analytics(status: nil, blocked: true)])
 
-                // The weather service blocked: the function fails on the server, the error comes over
-                // the wire, and the refused request is still recorded.
-                try host.filters.set(.block, for: "example.com")
-                await #expect {
-                    try await runWeather(host, platform, on: .server("compute-1"))
-                } throws: { error in
-                    guard case .remote(.functionFailed, let message)? = error as? RPCError else { return false }
-                    return message == "\(ComputeError.blocked(host: Self.weatherHost, domain: "example.com"))"
-                }
-                let failed = try newestEntry(host)
-                #expect(failed.outcome == .failed)
-                #expect(failed.seen == [Self.weather(status: nil, blocked: true)])
-                #expect(try host.audit.verify() == .intact(entries: 4))
+            // The weather service blocked: the function fails on the server, the error comes over
+            // the wire, and the refused request is still recorded.
+            try host.filters.set(.block, for: "example.com")
+            await #expect {
+                try await runWeather(host, platform, on: .server("compute-1"))
+            } throws: { error in
+                guard case .remote(.functionFailed, let message)? = error as? RPCError else { return false }
+                return message == "\(ComputeError.blocked(host: Self.weatherHost, domain: "example.com"))"
             }
+            let failed = try newestEntry(host)
+            #expect(failed.outcome == .failed)
+            #expect(failed.seen == [Self.weather(status: nil, blocked: true)])
+            #expect(try host.audit.verify() == .intact(entries: 4))
         }
     }
 
@@ -252,23 +260,16 @@ import Testing
     }
 
     @Test func aDomainIgnoredIsNotRecordedFromARunOnTheComputeServer() async throws {
-        let platform = try await PlatformServiceProcess.start()
-        defer { platform.stop() }
-        let resolve = Self.resolve.flatMap { ["--resolve", $0] }
-        try await ComputeServerProcess.with(extraArguments: resolve) { server, certificates in
-            try await TemporaryHome.with { temporary in
-                let host = try host(temporary)
-                try host.register(server, certificates)
-                try host.filters.set(.ignore, for: "Google-Analytics.COM")
-                let ignored = try await runWeather(host, platform, on: .server("compute-1"))
-                #expect(ignored.output.rowCount == 1)
-                #expect(try newestEntry(host).seen == [Self.weather()], "the server reported it; the host left it out")
+        try await withServerReachingThePlatform { host, platform in
+            try host.filters.set(.ignore, for: "Google-Analytics.COM")
+            let ignored = try await runWeather(host, platform, on: .server("compute-1"))
+            #expect(ignored.output.rowCount == 1)
+            #expect(try newestEntry(host).seen == [Self.weather()], "the server reported it; the host left it out")
 
-                try host.filters.remove("google-analytics.com")
-                try await runWeather(host, platform, on: .server("compute-1"))
-                #expect(try newestEntry(host).seen == [Self.weather(), Self.analytics()])
-                #expect(try host.audit.verify() == .intact(entries: 3))
-            }
+            try host.filters.remove("google-analytics.com")
+            try await runWeather(host, platform, on: .server("compute-1"))
+            #expect(try newestEntry(host).seen == [Self.weather(), Self.analytics()])
+            #expect(try host.audit.verify() == .intact(entries: 3))
         }
     }
 
