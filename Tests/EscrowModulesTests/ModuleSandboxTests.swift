@@ -43,7 +43,10 @@ import WAT
             let input = try Self.places(&random, rows: rows, integers: integers)
             for decimals in ["0", "2", "5"] {
                 let context = ComputeContext(parameters: ComputeParameters(["decimals": decimals]))
-                let fromModule = try await sandbox.run(module, input: input, context: context)
+                // Outputs compared, not limits: a wall time a loaded machine running the whole
+                // suite cannot exceed (the default 10 s was, once, for 500 rows).
+                let fromModule = try await sandbox.run(module, input: input, context: context,
+                                                       limits: ModuleLimits(wallTime: .seconds(120)))
                 let native = try LocationBounds().compute(input, context: context)
                 #expect(fromModule == native, "rows \(rows), integers \(integers), decimals \(decimals)")
             }
